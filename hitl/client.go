@@ -1,0 +1,345 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// DefaultGrace is how long Wait keeps polling past a case's expires_at for the service to
+// report the expiry, before giving up with ErrPastExpiry.
+const DefaultGrace = time.Minute
+
+// Client detects HITL interrupts in responses, forwards them to the human and waits for the
+// decision. Create it with [NewClient]. A Client is safe for concurrent use; it holds no
+// per-wait state.
+type Client struct {
+	http           *http.Client
+	logger         *slog.Logger
+	forward        Forwarder
+	authorization  func(ctx context.Context) (string, error)
+	trustedOrigins map[string]bool
+	detect         DetectOptions
+	minInterval    time.Duration
+	maxInterval    time.Duration
+}
+
+// Option configures a Client; see the With functions. An option that is given a bad value
+// makes NewClient fail.
+type Option func(*Client) error
+
+// NewClient returns a Client. Defaults: http.DefaultClient, no logging, no forwarder (Do then
+// only detects), no credentials on polls, HTTPS-only URLs, polls paced by the server within
+// [1 s, 5 min], bodies up to 1 MiB.
+func NewClient(opts ...Option) (*Client, error) {
+	c := &Client{
+		http:        http.DefaultClient,
+		logger:      slog.New(slog.DiscardHandler),
+		minInterval: transport.DefaultMinInterval,
+		maxInterval: transport.DefaultMaxInterval,
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, fmt.Errorf("hitl: NewClient: %w", err)
+		}
+	}
+	if c.minInterval > c.maxInterval {
+		return nil, errors.New("hitl: NewClient: minimum poll interval is above the maximum")
+	}
+	return c, nil
+}
+
+// WithHTTPClient sends requests and polls through a copy of hc: its transport, redirect
+// policy and instrumentation apply. hc's Timeout should be 0, since a poll is bounded on its own.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("WithHTTPClient: nil client")
+		}
+		cp := *hc
+		c.http = &cp
+		return nil
+	}
+}
+
+// WithLogger sends debug records (case ids, hosts and paths; never tokens, queries or
+// decisions) to l. Default: discarded.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) error {
+		if l == nil {
+			return errors.New("WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithForwarder sets how the client puts a question in front of the human.
+func WithForwarder(f Forwarder) Option {
+	return func(c *Client) error {
+		if f == nil {
+			return errors.New("WithForwarder: nil forwarder")
+		}
+		c.forward = f
+		return nil
+	}
+}
+
+// WithAuthorization sets the source of the Authorization header value sent with polls — the
+// agent's API credential for the service (HITL §8). It is called once per poll, so it may
+// rotate tokens, and must be safe for concurrent use. It is sent only to the origin of the
+// request that produced the interrupt, or to origins added with WithTrustedOrigins.
+// Without it, [Client.Do] reuses the Authorization header of the request it sent.
+func WithAuthorization(source func(ctx context.Context) (string, error)) Option {
+	return func(c *Client) error {
+		if source == nil {
+			return errors.New("WithAuthorization: nil source")
+		}
+		c.authorization = source
+		return nil
+	}
+}
+
+// WithTrustedOrigins allows credentials to be sent to poll URLs on these origins as well
+// ("https://api.example.com"), for services whose poll endpoint lives on another host.
+func WithTrustedOrigins(origins ...string) Option {
+	return func(c *Client) error {
+		if c.trustedOrigins == nil {
+			c.trustedOrigins = make(map[string]bool)
+		}
+		for _, o := range origins {
+			norm := httpx.OriginOf(o)
+			if norm == "" {
+				return fmt.Errorf("WithTrustedOrigins: %q is not an origin", o)
+			}
+			c.trustedOrigins[norm] = true
+		}
+		return nil
+	}
+}
+
+// WithAllowLocalHTTP accepts http://localhost and http://127.0.0.1 service URLs, which
+// HITL Protocol v0.7+ allows for development. Default: HTTPS only.
+func WithAllowLocalHTTP() Option {
+	return func(c *Client) error {
+		c.detect.AllowLocalHTTP = true
+		return nil
+	}
+}
+
+// WithStrict rejects what the spec only recommends against (a prompt over 500 characters).
+func WithStrict() Option {
+	return func(c *Client) error {
+		c.detect.Strict = true
+		return nil
+	}
+}
+
+// WithMaxBodySize sets the largest 202 or poll body read (default 1 MiB).
+func WithMaxBodySize(n int64) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return errors.New("WithMaxBodySize: size must be positive")
+		}
+		c.detect.MaxBody = n
+		return nil
+	}
+}
+
+// WithPollIntervals clamps every delay between two polls of a case, the server's Retry-After
+// included, to [lo, hi]. lo may not be under 1 s: HITL Protocol §13.5 allows 60 requests per
+// minute per case. Default [1 s, 5 min].
+func WithPollIntervals(lo, hi time.Duration) Option {
+	return func(c *Client) error {
+		if lo < transport.DefaultMinInterval {
+			return errors.New("WithPollIntervals: minimum under 1 s would exceed 60 polls per minute")
+		}
+		if hi < lo {
+			return errors.New("WithPollIntervals: maximum below minimum")
+		}
+		c.minInterval, c.maxInterval = lo, hi
+		return nil
+	}
+}
+
+// Detect is [Detect] with the client's detection options.
+func (c *Client) Detect(resp *http.Response) (*Interrupt, error) {
+	return Detect(resp, &c.detect)
+}
+
+// CallOptions tunes one [Client.Do]. A nil *CallOptions means the defaults.
+type CallOptions struct {
+	// DetectOnly returns the Interrupt without forwarding or waiting.
+	DetectOnly bool
+	// Forwarder overrides the client's forwarder for this call.
+	Forwarder Forwarder
+	// Wait tunes the wait.
+	Wait *WaitOptions
+}
+
+// Response is what [Client.Do] returns: the service's response, and, when it asked for a
+// human, the Interrupt and (unless DetectOnly) the Result.
+type Response struct {
+	*http.Response
+	Interrupt *Interrupt
+	Result    *Result
+}
+
+// Do sends req and, when the response asks for a human, forwards the question, waits for the
+// decision and returns it with the response. When no human is needed it returns the response
+// untouched. The response body is always the caller's to read and close; a 202 body that was
+// inspected is restored first.
+//
+// Do refuses to send when it would need a forwarder and has none (ErrNoForwarder). On an
+// invalid hitl object it returns the response and an [*InvalidError]. On a wait that ends
+// without a decision it returns the response, the interrupt and the error; save the interrupt
+// to wait again later. Cancelling ctx stops the wait and returns context.Cause(ctx).
+func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
+	if o == nil {
+		o = &CallOptions{}
+	}
+	forward := o.Forwarder
+	if forward == nil {
+		forward = c.forward
+	}
+	if forward == nil && !o.DetectOnly {
+		return nil, ErrNoForwarder
+	}
+	resp, err := c.http.Do(req.WithContext(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("hitl: %s %s: %w", req.Method, httpx.Redact(req.URL.String()), httpx.StripURL(err))
+	}
+	out := &Response{Response: resp}
+	it, err := c.Detect(resp)
+	if err != nil || it == nil || o.DetectOnly {
+		out.Interrupt = it
+		return out, err
+	}
+	out.Interrupt = it
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
+	if err := forward(ctx, it); err != nil {
+		return out, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
+	}
+	auth := c.authorization
+	if auth == nil {
+		if h := req.Header.Get("Authorization"); h != "" {
+			auth = func(context.Context) (string, error) { return h, nil }
+		}
+	}
+	out.Result, err = c.wait(ctx, it, o.Wait, auth)
+	return out, err
+}
+
+// WaitOptions tunes one [Client.Wait]. A nil *WaitOptions means the defaults.
+type WaitOptions struct {
+	// Grace is how long to keep polling past the case's expires_at for the service to report
+	// the expiry. 0 means DefaultGrace.
+	Grace time.Duration
+	// OnUpdate, when set, is called from the waiting goroutine with each new waiting state
+	// (pending, opened, in_progress and its progress). It must not block for long.
+	OnUpdate func(Update)
+}
+
+// Wait polls the case until it reaches a terminal state and returns the Result: completed (a
+// human answered; the answer may be "reject" or "cancel"), expired (DefaultApplied set) or
+// cancelled. An error means the outcome is unknown: a permanent failure ([*StatusError],
+// [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal
+// status, or context.Cause(ctx) when ctx ended. Transient failures (network errors, 5xx, 429)
+// are retried with backoff for as long as the wait lasts.
+//
+// it may come from [Detect] or from JSON saved by another process. Wait starts no goroutine
+// that outlives it and may be called concurrently for any number of interrupts.
+func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Result, error) {
+	return c.wait(ctx, it, o, c.authorization)
+}
+
+func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error)) (*Result, error) {
+	if it == nil || it.Kind != KindHITL || it.Case == nil {
+		return nil, errors.New("hitl: Wait needs a HITL interrupt with a case")
+	}
+	cs := it.Case
+	if cs.CaseID == "" || !validCaseID(cs.CaseID) {
+		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "case_id", Problem: "missing or malformed"}}, Case: cs}
+	}
+	if problem := checkServiceURL(cs.PollURL, c.detect.AllowLocalHTTP); problem != "" {
+		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "poll_url", Problem: problem}}, Case: cs}
+	}
+	if o == nil {
+		o = &WaitOptions{}
+	}
+	grace := o.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	if !cs.ExpiresAt.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadlineCause(ctx, cs.ExpiresAt.Add(grace), ErrPastExpiry)
+		defer cancel()
+	}
+
+	p := &transport.Poller{
+		Client:      c.http,
+		MinInterval: c.minInterval,
+		MaxInterval: c.maxInterval,
+		MaxBody:     c.detect.MaxBody,
+		Logger:      c.logger,
+	}
+	if auth != nil && c.mayReceiveCredentials(it, cs.PollURL) {
+		p.Authorize = func(ctx context.Context, req *http.Request) error {
+			v, err := auth(ctx)
+			if err != nil {
+				return err
+			}
+			if v != "" {
+				req.Header.Set("Authorization", v)
+			}
+			return nil
+		}
+	}
+	var last Update
+	res, err := transport.Poll(ctx, p, cs.PollURL, func(body []byte) (*Result, bool, error) {
+		r, u, err := decodePoll(cs, body)
+		if err != nil || r != nil {
+			return r, r != nil, err
+		}
+		if u.State != stateOpened && u.State != statePending && u.State != stateInProgress {
+			c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: unknown case state; polling on",
+				slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
+		}
+		if o.OnUpdate != nil && !sameUpdate(last, *u) {
+			last = *u
+			o.OnUpdate(*u)
+		}
+		return nil, false, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hitl: wait for case %s: %w", cs.CaseID, err)
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: case ended", slog.String("case_id", cs.CaseID),
+		slog.String("status", string(res.Status)))
+	return res, nil
+}
+
+func (c *Client) mayReceiveCredentials(it *Interrupt, target string) bool {
+	o := httpx.OriginOf(target)
+	return o != "" && (o == it.Origin || c.trustedOrigins[o])
+}
+
+func sameUpdate(a, b Update) bool {
+	if a.State != b.State || !a.ReminderSentAt.Equal(b.ReminderSentAt) {
+		return false
+	}
+	if a.Progress == nil || b.Progress == nil {
+		return a.Progress == b.Progress
+	}
+	return *a.Progress == *b.Progress
+}

@@ -1,0 +1,116 @@
+package hitl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+)
+
+// statusHumanInputRequired is the 202 envelope's status (HITL Protocol §6).
+const statusHumanInputRequired = "human_input_required"
+
+// DetectOptions tunes detection. A nil *DetectOptions means the defaults.
+type DetectOptions struct {
+	// AllowLocalHTTP accepts http://localhost and http://127.0.0.1 URLs, which HITL Protocol
+	// v0.7+ permits for development. Default false: every URL must be HTTPS.
+	AllowLocalHTTP bool
+	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
+	// instead of a warning. Default false.
+	Strict bool
+	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
+	// ErrBodyTooLarge and is still restored whole for the caller.
+	MaxBody int64
+}
+
+// Detect reports whether resp asks for a human.
+//
+// A HITL Protocol 202 (status 202 and a JSON body with a "hitl" key, §6) yields an
+// [*Interrupt]. Every other response, a 202 without "hitl" included, yields (nil, nil): no
+// human is needed, and the response is left untouched. A "hitl" that is present but broken
+// yields an [*InvalidError] naming each field (errors.Is(err, ErrInvalid)), with the partial
+// case kept on it: the signal is never ignored.
+//
+// When Detect reads the body it puts an equivalent one back, so the caller can read it again
+// and must still close it. Detect does not block beyond reading the body and is safe to call
+// from any goroutine.
+func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
+	if resp == nil || resp.StatusCode != http.StatusAccepted || resp.Body == nil || resp.Body == http.NoBody {
+		return nil, nil
+	}
+	if opts == nil {
+		opts = &DetectOptions{}
+	}
+	body, err := readAndRestore(resp, opts.MaxBody)
+	if err != nil {
+		return nil, fmt.Errorf("hitl: read 202 body: %w", httpx.StripURL(err))
+	}
+	return detectBody(resp, body, opts)
+}
+
+// envelope is the 202 body (§6). hitl stays raw so that its presence, null included, is seen.
+type envelope struct {
+	Status  string          `json:"status"`
+	Message string          `json:"message"`
+	HITL    json.RawMessage `json:"hitl"`
+}
+
+func detectBody(resp *http.Response, body []byte, opts *DetectOptions) (*Interrupt, error) {
+	var env envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if bytes.Contains(body, []byte(`"hitl"`)) {
+				return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "hitl", Problem: "202 body is not valid JSON"}}}
+			}
+			return nil, nil // text or other non-JSON 202: plain async
+		}
+		// The body is JSON but not an object, or a field has the wrong type.
+		if len(env.HITL) == 0 {
+			return nil, nil
+		}
+	}
+	if len(env.HITL) == 0 {
+		return nil, nil
+	}
+	c, problems, warnings := parseCase(env.HITL, opts)
+	if env.Status != statusHumanInputRequired {
+		warnings = append(warnings, `envelope status is not "human_input_required"`)
+	}
+	if len(problems) > 0 {
+		return nil, &InvalidError{Object: "hitl", Problems: problems, Case: c}
+	}
+	it := &Interrupt{Kind: KindHITL, Message: env.Message, Case: c, Warnings: warnings}
+	if resp.Request != nil {
+		it.Origin = httpx.Origin(resp.Request.URL)
+	}
+	return it, nil
+}
+
+// readAndRestore reads at most limit bytes of resp.Body and replaces the body with one that
+// yields the same bytes, followed by the unread rest when the limit was hit.
+func readAndRestore(resp *http.Response, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = httpx.DefaultBodyLimit
+	}
+	orig := resp.Body
+	body, err := io.ReadAll(io.LimitReader(orig, limit+1))
+	if int64(len(body)) > limit {
+		resp.Body = &restoredBody{Reader: io.MultiReader(bytes.NewReader(body), orig), closer: orig}
+		return nil, fmt.Errorf("%w (%d bytes)", httpx.ErrBodyTooLarge, limit)
+	}
+	_ = orig.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return body, err
+}
+
+type restoredBody struct {
+	io.Reader
+	closer io.Closer
+}
+
+func (b *restoredBody) Close() error { return b.closer.Close() }

@@ -1,0 +1,73 @@
+package hitl
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// Sentinels; match with errors.Is.
+var (
+	// ErrInvalid: a hitl object or poll response is present but breaks the protocol. The
+	// concrete error is an [*InvalidError] naming each field.
+	ErrInvalid = errors.New("invalid")
+	// ErrPastExpiry: the case's expires_at (plus the wait's grace) passed without the service
+	// reporting a terminal status. The outcome is unknown; it is the cause of the context
+	// Wait derives, so errors.Is(err, ErrPastExpiry) tells it from the caller's own cancel.
+	ErrPastExpiry = errors.New("hitl: case expiry passed without a terminal status from the service")
+	// ErrNoForwarder: a call needed to put a question in front of a human but no Forwarder
+	// was configured; nothing was sent.
+	ErrNoForwarder = errors.New("hitl: no forwarder configured")
+	// ErrCredentialOrigin: Wait was asked to send credentials to an origin the client does
+	// not trust; nothing was sent.
+	ErrCredentialOrigin = errors.New("hitl: poll URL is on an origin not allowed to receive credentials")
+
+	// The poll's permanent failures, shared with every waiter of the transport package.
+	ErrUnauthorized     = transport.ErrUnauthorized
+	ErrForbidden        = transport.ErrForbidden
+	ErrNotFound         = transport.ErrNotFound
+	ErrGone             = transport.ErrGone
+	ErrUnexpectedStatus = transport.ErrUnexpectedStatus
+	ErrBodyTooLarge     = transport.ErrBodyTooLarge
+)
+
+// StatusError is a response that ended a wait; see [transport.StatusError].
+type StatusError = transport.StatusError
+
+// FieldError is one problem with one field. Field is the JSON key (dotted for nested keys);
+// Problem says what is wrong without quoting the value, which may be a secret.
+type FieldError struct {
+	Field   string `json:"field"`
+	Problem string `json:"problem"`
+}
+
+func (e FieldError) String() string { return e.Field + ": " + e.Problem }
+
+// InvalidError reports a hitl object or poll response that breaks the protocol. Object says
+// which ("hitl" or "poll response"); Problems lists every problem found. Case is the partial
+// case parsed from a broken hitl object (nil when hitl was not an object), kept so the caller
+// can still show the human whatever is usable, such as the review URL.
+type InvalidError struct {
+	Object   string
+	Problems []FieldError
+	Case     *Case
+}
+
+func (e *InvalidError) Error() string {
+	var b strings.Builder
+	b.WriteString("hitl: invalid ")
+	b.WriteString(e.Object)
+	for i, p := range e.Problems {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Is matches ErrInvalid.
+func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }

@@ -1,0 +1,65 @@
+package hitl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"sync"
+)
+
+// Forwarder puts an interrupt's question in front of the agent's human: a chat message, a
+// terminal line, a browser tab. It receives the full review URL, token included, because the
+// human needs it; it must not log it. It is called from the goroutine that called
+// [Client.Do], before the wait begins; an error ends the call.
+type Forwarder func(ctx context.Context, it *Interrupt) error
+
+// WriteTo returns a Forwarder that writes the prompt, the envelope message when it adds
+// something, and the review URL to w, for a human reading a terminal. Concurrent forwards are
+// written one after another, never interleaved.
+func WriteTo(w io.Writer) Forwarder {
+	var mu sync.Mutex
+	return func(_ context.Context, it *Interrupt) error {
+		mu.Lock()
+		defer mu.Unlock()
+		msg := it.Prompt()
+		if it.Message != "" && it.Message != msg {
+			msg = it.Message + "\n" + msg
+		}
+		_, err := fmt.Fprintf(w, "%s\nReview: %s\n", msg, it.ReviewURL())
+		return err
+	}
+}
+
+// OpenBrowser returns a Forwarder that opens the review URL in the system browser (xdg-open,
+// open, or the Windows URL handler), for agents running on the human's desktop. It waits for
+// the opener command to exit; the URL goes to it as an argument, never through a shell.
+func OpenBrowser() Forwarder {
+	return openWith(browserCommand(runtime.GOOS))
+}
+
+func browserCommand(goos string) []string {
+	switch goos {
+	case "darwin":
+		return []string{"open"}
+	case "windows":
+		return []string{"rundll32", "url.dll,FileProtocolHandler"}
+	default:
+		return []string{"xdg-open"}
+	}
+}
+
+func openWith(argv []string) Forwarder {
+	return func(ctx context.Context, it *Interrupt) error {
+		if it.ReviewURL() == "" {
+			return fmt.Errorf("open browser: case %s has no review URL", it.ID())
+		}
+		args := append(append([]string(nil), argv[1:]...), it.ReviewURL())
+		// exec errors name the command and its exit status, never its arguments.
+		if err := exec.CommandContext(ctx, argv[0], args...).Run(); err != nil {
+			return fmt.Errorf("open browser with %s: %w", argv[0], err)
+		}
+		return nil
+	}
+}

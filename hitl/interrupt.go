@@ -1,0 +1,90 @@
+package hitl
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Kind says what kind of pause an [Interrupt] is.
+type Kind string
+
+// Interrupt kinds.
+const (
+	// KindHITL is a HITL Protocol 202 with a hitl object.
+	KindHITL Kind = "hitl"
+)
+
+// Interrupt is what detection returns: a human is needed. It holds the protocol object and
+// what a forwarder needs (prompt, review URL, expiry).
+//
+// An Interrupt marshals to JSON and back, so a process can save it, stop, and a later process
+// can [Client.Wait] on the unmarshalled value. The JSON holds the review URL with its token:
+// store it as you would a credential. String and LogValue redact it.
+type Interrupt struct {
+	Kind Kind `json:"kind"`
+	// Message is the 202 envelope's message, for the human; may be empty.
+	Message string `json:"message,omitempty"`
+	// Case is the HITL Protocol hitl object (Kind KindHITL).
+	Case *Case `json:"case,omitempty"`
+	// Origin is scheme://host:port of the request that produced the interrupt. Credentials
+	// are sent only to this origin unless the client allows more; empty when unknown.
+	Origin string `json:"origin,omitempty"`
+	// Warnings lists what was odd but usable in the object (an unknown spec_version, an
+	// overlong prompt, an unparsable timeout).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Prompt returns what the human must decide: the case's prompt, or the envelope's message
+// when the prompt is empty.
+func (it *Interrupt) Prompt() string {
+	if it.Case != nil && it.Case.Prompt != "" {
+		return it.Case.Prompt
+	}
+	return it.Message
+}
+
+// ReviewURL returns the link to forward to the human. It carries the review token: forward
+// it, never log it.
+func (it *Interrupt) ReviewURL() string {
+	if it.Case == nil {
+		return ""
+	}
+	return it.Case.ReviewURL
+}
+
+// ID returns the case id.
+func (it *Interrupt) ID() string {
+	if it.Case == nil {
+		return ""
+	}
+	return it.Case.CaseID
+}
+
+// ExpiresAt returns when the case expires; zero when unknown.
+func (it *Interrupt) ExpiresAt() time.Time {
+	if it.Case == nil {
+		return time.Time{}
+	}
+	return it.Case.ExpiresAt
+}
+
+// String describes the interrupt with its secrets redacted.
+func (it Interrupt) String() string {
+	if it.Case == nil {
+		return fmt.Sprintf("%s interrupt", it.Kind)
+	}
+	return fmt.Sprintf("%s interrupt: %s", it.Kind, it.Case)
+}
+
+// GoString is String, so that %#v does not print the secrets either.
+func (it Interrupt) GoString() string { return it.String() }
+
+// LogValue gives slog the interrupt without its secrets.
+func (it Interrupt) LogValue() slog.Value {
+	attrs := []slog.Attr{slog.String("kind", string(it.Kind))}
+	if it.Case != nil {
+		attrs = append(attrs, slog.Any("case", *it.Case))
+	}
+	return slog.GroupValue(attrs...)
+}

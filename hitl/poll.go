@@ -1,0 +1,141 @@
+package hitl
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// The case states of HITL Protocol §8. pending, opened and in_progress are waiting states;
+// completed, expired and cancelled are terminal and final.
+const (
+	statePending    = "pending"
+	stateOpened     = "opened"
+	stateInProgress = "in_progress"
+	stateCompleted  = "completed"
+	stateExpired    = "expired"
+	stateCancelled  = "cancelled"
+)
+
+// Progress is how far the human has got through a multi-step form (§8, in_progress).
+type Progress struct {
+	CurrentStep     int `json:"current_step,omitempty"`
+	TotalSteps      int `json:"total_steps,omitempty"`
+	CompletedFields int `json:"completed_fields,omitempty"`
+	TotalFields     int `json:"total_fields,omitempty"`
+}
+
+// Update is a non-terminal state of a case, reported to [WaitOptions.OnUpdate].
+type Update struct {
+	CaseID string
+	// State is pending, opened, in_progress, or a state the spec does not list.
+	State string
+	// Progress is set for in_progress when the service reports it.
+	Progress *Progress
+	// OpenedAt and ReminderSentAt are the service's timestamps, zero when absent.
+	OpenedAt       time.Time
+	ReminderSentAt time.Time
+}
+
+// pollResponse is a poll body (§8, poll-response.schema.json) as it arrives.
+type pollResponse struct {
+	Status            string          `json:"status"`
+	CaseID            string          `json:"case_id"`
+	CreatedAt         string          `json:"created_at"`
+	OpenedAt          string          `json:"opened_at"`
+	CompletedAt       string          `json:"completed_at"`
+	ExpiredAt         string          `json:"expired_at"`
+	CancelledAt       string          `json:"cancelled_at"`
+	ReminderSentAt    string          `json:"reminder_sent_at"`
+	DefaultAction     string          `json:"default_action"`
+	Reason            string          `json:"reason"`
+	NextCaseID        string          `json:"next_case_id"`
+	Progress          *Progress       `json:"progress"`
+	RespondedBy       json.RawMessage `json:"responded_by"`
+	SubmissionContext json.RawMessage `json:"submission_context"`
+	Result            *struct {
+		Action    string          `json:"action"`
+		Data      json.RawMessage `json:"data"`
+		Signature json.RawMessage `json:"signature"`
+	} `json:"result"`
+}
+
+// decodePoll interprets one poll body for case c. It returns the Result for a terminal state,
+// or the Update for a waiting one. The state machine is this one switch (§8).
+func decodePoll(c *Case, body []byte) (*Result, *Update, error) {
+	var p pollResponse
+	if err := json.Unmarshal(body, &p); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{fieldErrorFromJSON(err)}}
+		}
+		// Truncated or garbled: a proxy or a dropped connection may have cut it. Poll again.
+		return nil, nil, transport.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "body", Problem: "not valid JSON"}}})
+	}
+	if p.CaseID != "" && p.CaseID != c.CaseID {
+		return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{{Field: "case_id", Problem: "does not match the case polled"}}}
+	}
+	r := &Result{CaseID: c.CaseID, CreatedAt: at(p.CreatedAt), OpenedAt: at(p.OpenedAt)}
+	switch p.Status {
+	case statePending, stateOpened, stateInProgress:
+		return nil, &Update{CaseID: c.CaseID, State: p.Status, Progress: p.Progress,
+			OpenedAt: r.OpenedAt, ReminderSentAt: at(p.ReminderSentAt)}, nil
+	case stateCompleted:
+		if p.Result == nil || p.Result.Action == "" {
+			return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{{Field: "result", Problem: "missing on a completed case"}}}
+		}
+		r.Status = StatusCompleted
+		r.Action = p.Result.Action
+		r.Data = nonNull(p.Result.Data)
+		r.UnverifiedSignature = nonNull(p.Result.Signature)
+		r.RespondedBy = responder(p.RespondedBy)
+		r.SubmissionContext = nonNull(p.SubmissionContext)
+		r.NextCaseID = p.NextCaseID
+		r.EndedAt = at(p.CompletedAt)
+	case stateExpired:
+		r.Status = StatusExpired
+		r.DefaultAction = p.DefaultAction
+		if r.DefaultAction == "" {
+			r.DefaultAction = c.DefaultAction
+		}
+		if r.DefaultAction == "" {
+			r.DefaultAction = DefaultSkip
+		}
+		r.DefaultApplied = true
+		r.EndedAt = at(p.ExpiredAt)
+	case stateCancelled:
+		r.Status = StatusCancelled
+		r.Reason = p.Reason
+		r.EndedAt = at(p.CancelledAt)
+	case "":
+		return nil, nil, transport.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "status", Problem: "missing"}}})
+	default:
+		// §8 lists the states; a newer service may add more. Keep polling (case 22).
+		return nil, &Update{CaseID: c.CaseID, State: p.Status}, nil
+	}
+	return r, nil, nil
+}
+
+func at(s string) time.Time {
+	t, _ := parseTime(s)
+	return t
+}
+
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
+}
+
+// responder reads responded_by leniently: services add platform fields, and a malformed one
+// must not cost the decision.
+func responder(raw json.RawMessage) *Responder {
+	var r Responder
+	if len(raw) == 0 || json.Unmarshal(raw, &r) != nil || (r.Name == "" && r.Email == "") {
+		return nil
+	}
+	return &r
+}

@@ -1,0 +1,123 @@
+// Package httpx holds the HTTP helpers every waiter shares: bounded body reads, Retry-After
+// parsing, origin checks and URL redaction for logs and errors.
+package httpx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultBodyLimit is the largest response body read when the caller sets no limit.
+const DefaultBodyLimit = 1 << 20
+
+// ErrBodyTooLarge reports a response body longer than the configured limit.
+var ErrBodyTooLarge = errors.New("response body exceeds the size limit")
+
+// ReadLimited reads all of r, failing with ErrBodyTooLarge when it holds more than limit bytes.
+// A limit ≤ 0 means DefaultBodyLimit.
+func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultBodyLimit
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], fmt.Errorf("%w (%d bytes)", ErrBodyTooLarge, limit)
+	}
+	return b, nil
+}
+
+// DrainClose discards at most 4 KiB of body, so the connection can be reused, and closes it.
+func DrainClose(body io.ReadCloser) {
+	if body == nil {
+		return
+	}
+	_, _ = io.CopyN(io.Discard, body, 4<<10)
+	_ = body.Close()
+}
+
+// RetryAfter parses a Retry-After header (RFC 9110 §10.2.3) given as delay-seconds or an
+// HTTP-date. It reports false when the header is absent or unparsable. A date in the past
+// is a zero delay.
+func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		const maxSecs = int64(365 * 24 * 3600)
+		return time.Duration(min(secs, maxSecs)) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+// Origin returns scheme://host[:port] of u, lower-cased, with default ports made explicit,
+// or "" when u has no scheme or host.
+func Origin(u *url.URL) string {
+	if u == nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if port == "" {
+		switch scheme {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return scheme + "://" + host + ":" + port
+}
+
+// OriginOf parses raw and returns its Origin, or "" when raw is not an absolute URL.
+func OriginOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return Origin(u)
+}
+
+// Redact returns raw without userinfo, query and fragment: safe for logs and error strings.
+// Review URLs carry their token in the query, so nothing after the path is ever shown.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "[unparsable url]"
+	}
+	out := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.RawQuery != "" {
+		out += "?[redacted]"
+	}
+	return out
+}
+
+// StripURL drops net/http's *url.Error wrapper, whose message repeats the request URL with its
+// query string (and so any token in it), and returns the cause.
+func StripURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

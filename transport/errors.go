@@ -1,0 +1,73 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+)
+
+// Sentinels for the categories a caller branches on; match them with errors.Is.
+var (
+	// ErrUnauthorized: the server answered 401; the credentials are missing or wrong.
+	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden: the server answered 403.
+	ErrForbidden = errors.New("forbidden")
+	// ErrNotFound: the server answered 404; the case is unknown or was deleted.
+	ErrNotFound = errors.New("not found")
+	// ErrGone: the server answered 410.
+	ErrGone = errors.New("gone")
+	// ErrUnexpectedStatus: the server answered with a status the protocol does not define here.
+	ErrUnexpectedStatus = errors.New("unexpected status")
+	// ErrBodyTooLarge: a response body exceeded the configured limit.
+	ErrBodyTooLarge = httpx.ErrBodyTooLarge
+)
+
+// StatusError is a response that ended a wait. Body holds at most the first 512 bytes of the
+// response body, as evidence; URL is redacted (no query, no userinfo).
+type StatusError struct {
+	StatusCode int
+	URL        string
+	Body       []byte
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s answered %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// Is matches the sentinel for the status's category.
+func (e *StatusError) Is(target error) bool {
+	switch e.StatusCode {
+	case http.StatusUnauthorized:
+		return target == ErrUnauthorized
+	case http.StatusForbidden:
+		return target == ErrForbidden
+	case http.StatusNotFound:
+		return target == ErrNotFound
+	case http.StatusGone:
+		return target == ErrGone
+	}
+	return target == ErrUnexpectedStatus
+}
+
+// temporaryError marks a decoder's error as worth another poll.
+type temporaryError struct{ err error }
+
+func (e temporaryError) Error() string { return e.err.Error() }
+func (e temporaryError) Unwrap() error { return e.err }
+
+// Temporary marks err, returned by a [Decoder], as transient: the poll loop backs off and polls
+// again instead of ending the wait. Unmarked decoder errors end the wait.
+func Temporary(err error) error {
+	if err == nil {
+		return nil
+	}
+	return temporaryError{err}
+}
+
+// IsTemporary reports whether err was marked with [Temporary].
+func IsTemporary(err error) bool {
+	var t temporaryError
+	return errors.As(err, &t)
+}

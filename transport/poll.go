@@ -1,0 +1,238 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/backoff"
+	"github.com/hitlkit/hitlkit/internal/httpx"
+)
+
+// Defaults of a [Poller]'s zero fields.
+const (
+	// DefaultInterval is the delay between polls when the server sends no Retry-After; HITL
+	// Protocol §8 recommends polling every 30 s to 5 min.
+	DefaultInterval = 30 * time.Second
+	// DefaultMinInterval is the shortest delay between two polls of one URL: HITL Protocol
+	// §13.5 allows 60 requests per minute per case.
+	DefaultMinInterval = time.Second
+	// DefaultMaxInterval is the longest delay, whatever the server asks for (HITL §8: 5 min).
+	DefaultMaxInterval = 5 * time.Minute
+	// DefaultRequestTimeout bounds one poll request, headers and body together.
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// Poller is the configuration of a poll loop. A nil *Poller or a zero field means the
+// documented default. A Poller is read, never written, by [Poll], so one value may serve any
+// number of concurrent waits.
+type Poller struct {
+	// Client sends the polls. Nil means http.DefaultClient. Its Timeout should be 0:
+	// RequestTimeout bounds each poll.
+	Client *http.Client
+	// Authorize adds credentials to one poll request. Nil adds none. An error from it ends
+	// the wait.
+	Authorize func(ctx context.Context, req *http.Request) error
+	// Interval is the delay after a non-terminal answer without Retry-After.
+	// 0 means DefaultInterval.
+	Interval time.Duration
+	// MinInterval and MaxInterval clamp every delay, the server's Retry-After included.
+	// 0 means DefaultMinInterval and DefaultMaxInterval.
+	MinInterval, MaxInterval time.Duration
+	// RequestTimeout bounds one request; a poll that takes longer counts as a transient
+	// failure. 0 means DefaultRequestTimeout.
+	RequestTimeout time.Duration
+	// MaxBody is the largest response body read; larger bodies end the wait with
+	// ErrBodyTooLarge. 0 means 1 MiB.
+	MaxBody int64
+	// Logger receives one debug record per poll (host and path only, never the query).
+	// Nil means silent.
+	Logger *slog.Logger
+}
+
+// Decoder interprets the body of one 200 poll response. It returns done=true with the
+// terminal value, done=false to keep polling, or an error: one wrapped with [Temporary] makes
+// the loop back off and poll again, any other ends the wait.
+type Decoder[T any] func(body []byte) (value T, done bool, err error)
+
+// Poll GETs url until decode reports a terminal value, and returns it.
+//
+// Pacing: after a non-terminal 200 or a 304 it waits for the response's Retry-After (seconds
+// or HTTP-date) or Interval; after 429, 5xx, 408, a network error, a timed-out request or a
+// [Temporary] decoder error it waits for Retry-After or a jittered exponential backoff.
+// Transient failures never end the wait; 401, 403, 404, 410 and other unexpected statuses end
+// it with a [*StatusError]. Every delay is clamped to [MinInterval, MaxInterval].
+//
+// Caching: the ETag of a 200 is sent back as If-None-Match; a 304 means unchanged.
+//
+// When ctx ends, Poll returns context.Cause(ctx), joined with the last transient failure if
+// there was one. It starts no goroutine that outlives it.
+func Poll[T any](ctx context.Context, p *Poller, url string, decode Decoder[T]) (T, error) {
+	cfg := p.withDefaults()
+	bo := backoff.NewExponential(max(cfg.MinInterval, time.Second), cfg.MaxInterval)
+	var (
+		zero    T
+		etag    string
+		lastErr error
+	)
+	for attempt := 1; ; attempt++ {
+		o := pollOnce(ctx, &cfg, url, &etag, decode)
+		var delay time.Duration
+		switch {
+		case o.done:
+			return o.value, nil
+		case o.err != nil && !o.temporary:
+			return zero, o.err
+		case o.err != nil:
+			lastErr = o.err
+			delay = bo.Next()
+		default:
+			lastErr = nil
+			bo.Reset()
+			delay = cfg.Interval
+		}
+		if o.hint >= 0 {
+			delay = o.hint
+		}
+		delay = min(max(delay, cfg.MinInterval), cfg.MaxInterval)
+		cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "poll",
+			slog.String("url", httpx.Redact(url)), slog.Int("attempt", attempt),
+			slog.Int("status", o.status), slog.Duration("next", delay), errAttr(o.err))
+
+		if ctx.Err() != nil {
+			return zero, stopped(ctx, lastErr)
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return zero, stopped(ctx, lastErr)
+		case <-t.C:
+		}
+	}
+}
+
+func stopped(ctx context.Context, last error) error {
+	cause := context.Cause(ctx)
+	if last == nil {
+		return cause
+	}
+	return fmt.Errorf("%w (last poll failed: %w)", cause, last)
+}
+
+func errAttr(err error) slog.Attr {
+	if err == nil {
+		return slog.Attr{}
+	}
+	return slog.String("err", err.Error())
+}
+
+// outcome is what one poll taught the loop. hint is the server's Retry-After, -1 when absent.
+type outcome[T any] struct {
+	value     T
+	done      bool
+	err       error
+	temporary bool
+	hint      time.Duration
+	status    int
+}
+
+func pollOnce[T any](ctx context.Context, cfg *Poller, url string, etag *string, decode Decoder[T]) (o outcome[T]) {
+	o.hint = -1
+	rctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+	if err != nil {
+		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err))
+		return o
+	}
+	req.Header.Set("Accept", "application/json")
+	if *etag != "" {
+		req.Header.Set("If-None-Match", *etag)
+	}
+	if cfg.Authorize != nil {
+		if err := cfg.Authorize(ctx, req); err != nil {
+			o.err = fmt.Errorf("poll %s: credentials: %w", httpx.Redact(url), err)
+			return o
+		}
+	}
+	resp, err := cfg.Client.Do(req)
+	if err != nil {
+		// net/http puts the full URL, query included, in *url.Error; keep only its cause.
+		o.err, o.temporary = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err)), true
+		return o
+	}
+	defer httpx.DrainClose(resp.Body)
+	o.status = resp.StatusCode
+	if d, ok := httpx.RetryAfter(resp.Header, time.Now()); ok {
+		o.hint = d
+	}
+
+	switch code := resp.StatusCode; {
+	case code == http.StatusOK:
+		body, err := httpx.ReadLimited(resp.Body, cfg.MaxBody)
+		if errors.Is(err, httpx.ErrBodyTooLarge) {
+			o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), err)
+			return o
+		}
+		if err != nil {
+			o.err, o.temporary = fmt.Errorf("poll %s: read body: %w", httpx.Redact(url), httpx.StripURL(err)), true
+			return o
+		}
+		// RFC 9110 §8.8.3: an entity tag is quoted; "*" is only meaningful in requests.
+		if tag := resp.Header.Get("ETag"); tag != "" && tag != "*" {
+			*etag = tag
+		}
+		o.value, o.done, o.err = decode(body)
+		o.temporary = IsTemporary(o.err)
+	case code == http.StatusNotModified:
+		if *etag == "" {
+			cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "poll: 304 without a validator sent",
+				slog.String("url", httpx.Redact(url)))
+		}
+	case code == http.StatusTooManyRequests, code == http.StatusRequestTimeout, code >= 500:
+		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), statusError(resp, url))
+		o.temporary = true
+		if code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
+			o.hint = -1
+		}
+	default:
+		o.err = fmt.Errorf("poll: %w", statusError(resp, url))
+	}
+	return o
+}
+
+func statusError(resp *http.Response, url string) *StatusError {
+	b, _ := httpx.ReadLimited(resp.Body, 512)
+	return &StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(url), Body: b}
+}
+
+func (p *Poller) withDefaults() Poller {
+	var c Poller
+	if p != nil {
+		c = *p
+	}
+	if c.Client == nil {
+		c.Client = http.DefaultClient
+	}
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.MinInterval <= 0 {
+		c.MinInterval = DefaultMinInterval
+	}
+	if c.MaxInterval <= 0 {
+		c.MaxInterval = DefaultMaxInterval
+	}
+	c.MaxInterval = max(c.MaxInterval, c.MinInterval)
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}

@@ -1,0 +1,175 @@
+package transport
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Status is how a human decision ended. Every wait ends in one of these or in an error; an
+// error means the outcome is unknown, never that the human said no.
+type Status string
+
+// The terminal statuses. HITL Protocol §8 defines completed, expired and cancelled; rejected
+// and failed come from protocols whose servers report them as states of their own (an A2A
+// relay's admin rejection, an HXP request that failed).
+const (
+	StatusCompleted Status = "completed"
+	StatusExpired   Status = "expired"
+	StatusCancelled Status = "cancelled"
+	StatusRejected  Status = "rejected"
+	StatusFailed    Status = "failed"
+)
+
+// Responder is who answered, as the service reports it (HITL Protocol §8 responded_by).
+type Responder struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email,omitempty"`
+}
+
+// Result is the outcome of one wait, whatever the protocol and transport.
+//
+// Action is the human's action and is set only when Status is StatusCompleted and a human
+// answered. When a case expires and the service applies its default action, Status is
+// StatusExpired, DefaultApplied is true, DefaultAction names the action and Action stays
+// empty: an expiry with default_action "approve" never looks like a human approval. Use
+// [Result.DecidedByHuman] to tell the two apart in one call.
+//
+// Data holds the result's data as raw JSON, byte for byte as the service sent it; the typed
+// accessors decode it for the HITL review types.
+type Result struct {
+	Status Status `json:"status"`
+	// CaseID identifies the case, request or task the result belongs to.
+	CaseID string `json:"case_id"`
+	// Action is the human's action (approve, edit, reject, select, submit, confirm, cancel,
+	// retry, skip, abort, or a service's own); empty unless a human completed the case.
+	Action string `json:"action,omitempty"`
+	// Data is the result's data as raw JSON; nil when the service sent none.
+	Data json.RawMessage `json:"data,omitempty"`
+	// RespondedBy is who answered, when the service says.
+	RespondedBy *Responder `json:"responded_by,omitempty"`
+	// SubmissionContext is how the answer was submitted (HITL v0.8 submission_context), raw.
+	SubmissionContext json.RawMessage `json:"submission_context,omitempty"`
+	// UnverifiedSignature is the service's signature over the result (HITL §13.4), raw and NOT verified.
+	UnverifiedSignature json.RawMessage `json:"unverified_signature,omitempty"`
+	// NextCaseID links to the next round of a multi-round review (HITL §10.1).
+	NextCaseID string `json:"next_case_id,omitempty"`
+	// DefaultAction is the action the service applies when the case expires unanswered.
+	DefaultAction string `json:"default_action,omitempty"`
+	// DefaultApplied reports that no human answered and DefaultAction took effect.
+	DefaultApplied bool `json:"default_applied,omitempty"`
+	// Reason is the cancellation, rejection or failure reason, when one was given.
+	Reason string `json:"reason,omitempty"`
+	// CreatedAt, OpenedAt and EndedAt are the service's timestamps; zero when it sent none.
+	// EndedAt is when the terminal status was reached (completed_at, expired_at, cancelled_at).
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	OpenedAt  time.Time `json:"opened_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+}
+
+// DecidedByHuman reports whether a person completed the case (as opposed to an expiry, a
+// default applied by the service, a cancellation or a failure).
+func (r *Result) DecidedByHuman() bool {
+	return r != nil && r.Status == StatusCompleted && !r.DefaultApplied
+}
+
+// ErrNoData reports that a typed accessor was called on a result without data.
+var ErrNoData = errors.New("result has no data")
+
+// DecodeData unmarshals Data into v. It fails with ErrNoData when there is none.
+func (r *Result) DecodeData(v any) error {
+	if len(r.Data) == 0 || string(r.Data) == "null" {
+		return ErrNoData
+	}
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		return fmt.Errorf("decode result data: %w", err)
+	}
+	return nil
+}
+
+// Approval is the data of an approval review (HITL §10.2: approve, edit, reject).
+type Approval struct {
+	Feedback string          `json:"feedback,omitempty"`
+	Edits    json.RawMessage `json:"edits,omitempty"`
+}
+
+// Selection is the data of a selection review (HITL §10.2: select). Selected also accepts the
+// selected_ids spelling some services use.
+type Selection struct {
+	Selected []string `json:"selected"`
+	Note     string   `json:"note,omitempty"`
+}
+
+// Confirmation is the data of a confirmation review (HITL §10.2: confirm, cancel).
+type Confirmation struct {
+	ConfirmedItems []string `json:"confirmed_items,omitempty"`
+	Note           string   `json:"note,omitempty"`
+}
+
+// Escalation is the data of an escalation review (HITL §10.2: retry, skip, abort).
+type Escalation struct {
+	Reason         string          `json:"reason,omitempty"`
+	ModifiedParams json.RawMessage `json:"modified_params,omitempty"`
+}
+
+// Approval decodes Data as an approval review's data. An approve or reject without data
+// yields a zero Approval.
+func (r *Result) Approval() (Approval, error) {
+	var a Approval
+	return a, r.decodeOptional(&a)
+}
+
+// Selection decodes Data as a selection review's data.
+func (r *Result) Selection() (Selection, error) {
+	var w struct {
+		Selected    []string `json:"selected"`
+		SelectedIDs []string `json:"selected_ids"`
+		Note        string   `json:"note"`
+	}
+	if err := r.DecodeData(&w); err != nil {
+		return Selection{}, err
+	}
+	s := Selection{Selected: w.Selected, Note: w.Note}
+	if s.Selected == nil {
+		s.Selected = w.SelectedIDs
+	}
+	return s, nil
+}
+
+// Input decodes Data as an input review's values, keyed as the form's fields. Numbers are
+// json.Number so that no precision is lost.
+func (r *Result) Input() (map[string]any, error) {
+	if len(r.Data) == 0 || string(r.Data) == "null" {
+		return nil, ErrNoData
+	}
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(r.Data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("decode result data: %w", err)
+	}
+	return m, nil
+}
+
+// Confirmation decodes Data as a confirmation review's data. A confirm without data yields a
+// zero Confirmation.
+func (r *Result) Confirmation() (Confirmation, error) {
+	var c Confirmation
+	return c, r.decodeOptional(&c)
+}
+
+// Escalation decodes Data as an escalation review's data. A skip or abort without data yields
+// a zero Escalation.
+func (r *Result) Escalation() (Escalation, error) {
+	var e Escalation
+	return e, r.decodeOptional(&e)
+}
+
+func (r *Result) decodeOptional(v any) error {
+	if err := r.DecodeData(v); err != nil && !errors.Is(err, ErrNoData) {
+		return err
+	}
+	return nil
+}
