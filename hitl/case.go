@@ -1,8 +1,8 @@
 package hitl
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"

@@ -1,0 +1,310 @@
+package hitltest
+
+import (
+	"encoding/json"
+	"html/template"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/duration"
+)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /actions/{type}", s.handleAction)
+	mux.HandleFunc("GET /reviews/{id}/status", s.handlePoll)
+	mux.HandleFunc("GET /review/{id}", s.handleReviewPage)
+	mux.HandleFunc("POST /review/{id}", s.handleReviewSubmit)
+	return mux
+}
+
+// record notes a request and the status it got.
+func (s *Server) record(r *http.Request, caseID string, status int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, Request{Method: r.Method, Path: r.URL.Path, CaseID: caseID,
+		Header: r.Header.Clone(), Status: status, Time: time.Now()})
+}
+
+// actionRequest is the optional body of POST /actions/{type}.
+type actionRequest struct {
+	Prompt        string          `json:"prompt"`
+	Message       string          `json:"message"`
+	DefaultAction string          `json:"default_action"`
+	Timeout       string          `json:"timeout"`
+	Context       json.RawMessage `json:"context"`
+}
+
+// handleAction answers any call with a 202 and a new case of the path's review type (§6).
+func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
+	typ := hitl.ReviewType(r.PathValue("type"))
+	var req actionRequest
+	if body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20)); len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			s.record(r, "", http.StatusBadRequest)
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_body"})
+			return
+		}
+	}
+	if !typ.Known() {
+		s.record(r, "", http.StatusBadRequest)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unknown_type"})
+		return
+	}
+	lifetime := s.cfg.lifetime
+	if req.Timeout != "" {
+		d, err := duration.Parse(req.Timeout)
+		if err != nil {
+			s.record(r, "", http.StatusBadRequest)
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_timeout"})
+			return
+		}
+		lifetime = d
+	}
+	sample := samples[typ]
+	if sample.prompt == "" {
+		sample = samples[hitl.TypeInput]
+	}
+	c := &fakeCase{id: newID(), typ: string(typ), token: newToken(), state: "pending",
+		prompt: firstNonEmpty(req.Prompt, sample.prompt), defaultAction: firstNonEmpty(req.DefaultAction, hitl.DefaultSkip),
+		context: req.Context}
+	if len(c.context) == 0 {
+		c.context = json.RawMessage(sample.context)
+	}
+	now := time.Now()
+	c.createdAt, c.expiresAt = now, now.Add(lifetime)
+
+	s.mu.Lock()
+	s.cases[c.id] = c
+	s.mu.Unlock()
+	select {
+	case s.created <- c.id:
+	default:
+	}
+
+	h := map[string]any{
+		"spec_version": "0.8", "case_id": c.id, "review_url": c.reviewURL(s.URL),
+		"poll_url": s.URL + "/reviews/" + c.id + "/status", "type": c.typ, "prompt": c.prompt,
+		"timeout": lifetime.String(), "default_action": c.defaultAction,
+		"created_at": stamp(c.createdAt), "expires_at": stamp(c.expiresAt), "context": c.context,
+	}
+	s.record(r, c.id, http.StatusAccepted)
+	w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+	writeJSON(w, http.StatusAccepted, map[string]any{
+		"status": "human_input_required", "message": firstNonEmpty(req.Message, sample.message), "hitl": h})
+}
+
+// handlePoll is GET poll_url (§8): ETag and If-None-Match, Retry-After on waiting states,
+// 60 polls per minute per case (§13.5), and any injected fault.
+func (s *Server) handlePoll(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	now := time.Now()
+	s.mu.Lock()
+	c, ok := s.cases[id]
+	if !ok {
+		s.mu.Unlock()
+		s.record(r, id, http.StatusNotFound)
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
+		return
+	}
+	c.polls++
+	fault := s.takeFault(id)
+	limited, wait := c.rateLimited(now, s.cfg.rateLimit)
+	c.expireIfDue(now)
+	body, etag, terminal := c.pollBody(), c.etag(), c.terminal()
+	s.mu.Unlock()
+
+	if limited {
+		s.record(r, id, http.StatusTooManyRequests)
+		w.Header().Set("Retry-After", secondsCeil(wait))
+		writeJSON(w, http.StatusTooManyRequests, map[string]string{"error": "rate_limited"})
+		return
+	}
+	if fault != 0 {
+		s.serveFault(w, r, id, fault)
+		return
+	}
+	if !terminal {
+		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+	}
+	w.Header().Set("ETag", etag)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == etag {
+		s.record(r, id, http.StatusNotModified)
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	s.record(r, id, http.StatusOK)
+	writeJSON(w, http.StatusOK, body)
+}
+
+// rateLimited reports whether one more poll now exceeds perMinute, and how long until a
+// slot frees. Guarded by Server.mu.
+func (c *fakeCase) rateLimited(now time.Time, perMinute int) (bool, time.Duration) {
+	cut := now.Add(-time.Minute)
+	keep := c.window[:0]
+	for _, t := range c.window {
+		if t.After(cut) {
+			keep = append(keep, t)
+		}
+	}
+	c.window = keep
+	if perMinute > 0 && len(c.window) >= perMinute {
+		return true, c.window[0].Sub(cut)
+	}
+	c.window = append(c.window, now)
+	return false, 0
+}
+
+// takeFault pops the next fault for id, or for any case. Guarded by Server.mu.
+func (s *Server) takeFault(id string) Fault {
+	for _, key := range []string{id, ""} {
+		if q := s.faults[key]; len(q) > 0 {
+			s.faults[key] = q[1:]
+			return q[0]
+		}
+	}
+	return 0
+}
+
+func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f Fault) {
+	status := map[Fault]int{Fault503: 503, Fault500: 500, Fault429: 429, Fault429Date: 429,
+		FaultMalformedJSON: 200, FaultOversized: 200, FaultStall: 0, FaultUnauthorized: 401,
+		FaultNotFound: 404, FaultGone: 410}[f]
+	s.record(r, id, status)
+	switch f {
+	case FaultStall:
+		select {
+		case <-r.Context().Done():
+		case <-s.closed:
+		}
+		return
+	case Fault429:
+		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+	case Fault429Date:
+		w.Header().Set("Retry-After", time.Now().Add(s.cfg.retryAfter+time.Second).UTC().Format(http.TimeFormat))
+	case FaultMalformedJSON:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"completed","case_id":"`+id+`","result":{"act`)
+		return
+	case FaultOversized:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"status":"pending","pad":"`+strings.Repeat("x", 2<<20)+`"}`)
+		return
+	case FaultNotFound:
+		writeJSON(w, status, map[string]string{"error": "not_found"})
+		return
+	}
+	http.Error(w, http.StatusText(status), status)
+}
+
+var page = template.Must(template.New("review").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Review {{.ID}}</title><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
+@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}</style></head><body>
+<h1>{{.Prompt}}</h1>
+{{if .Ended}}<p>This case has ended: <strong>{{.State}}</strong>{{if .Action}} ({{.Action}}){{end}}.</p>
+{{else}}<form method="post">
+<pre>{{.Context}}</pre>
+<label>Note or data (JSON object, optional)<br><textarea name="data" rows="4" cols="40"></textarea></label><br>
+{{range .Actions}}<button name="action" value="{{.}}">{{.}}</button> {{end}}
+</form>{{end}}
+</body></html>`))
+
+var actions = map[string][]string{
+	"approval": {"approve", "edit", "reject"}, "selection": {"select"}, "input": {"submit"},
+	"confirmation": {"confirm", "cancel"}, "escalation": {"retry", "skip", "abort"},
+}
+
+// handleReviewPage serves a plain review page. The token authenticates; the first visit
+// marks the case opened.
+func (s *Server) handleReviewPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	now := time.Now()
+	s.mu.Lock()
+	c, ok := s.cases[id]
+	if !ok || !tokenOK(c, r.URL.Query().Get("token")) {
+		s.mu.Unlock()
+		s.record(r, id, http.StatusUnauthorized)
+		http.Error(w, "invalid or missing token", http.StatusUnauthorized)
+		return
+	}
+	c.expireIfDue(now)
+	if c.state == "pending" {
+		c.state, c.openedAt = "opened", now
+		c.version++
+	}
+	acts := actions[c.typ]
+	if acts == nil {
+		acts = actions["input"]
+	}
+	data := map[string]any{"ID": c.id, "Prompt": c.prompt, "Ended": c.terminal(), "State": c.state,
+		"Action": c.action, "Context": string(c.context), "Actions": acts}
+	s.mu.Unlock()
+	s.record(r, id, http.StatusOK)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_ = page.Execute(w, data)
+}
+
+// handleReviewSubmit takes the page's form: action and optional JSON data.
+func (s *Server) handleReviewSubmit(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	c, ok := s.cases[id]
+	authorized := ok && tokenOK(c, r.URL.Query().Get("token"))
+	s.mu.Unlock()
+	if !authorized {
+		s.record(r, id, http.StatusUnauthorized)
+		http.Error(w, "invalid or missing token", http.StatusUnauthorized)
+		return
+	}
+	action := r.FormValue("action")
+	var data any
+	if raw := strings.TrimSpace(r.FormValue("data")); raw != "" {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+			obj = map[string]any{"note": raw}
+		}
+		data = obj
+	}
+	if action == "" {
+		s.record(r, id, http.StatusBadRequest)
+		http.Error(w, "missing action", http.StatusBadRequest)
+		return
+	}
+	if err := s.Respond(id, action, data, nil); err != nil {
+		s.record(r, id, http.StatusConflict)
+		http.Error(w, "this case has already ended", http.StatusConflict)
+		return
+	}
+	s.record(r, id, http.StatusSeeOther)
+	http.Redirect(w, r, r.URL.String(), http.StatusSeeOther)
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// samples gives each review type a realistic prompt and context (§10).
+var samples = map[hitl.ReviewType]struct{ prompt, message, context string }{
+	hitl.TypeApproval: {"Approve deployment of acme-web v2.1.0 to production",
+		"Deployment plan ready for review.",
+		`{"artifact":{"title":"acme-web v2.1.0","environment":"production","changes":["Upgrade runtime to 1.26","Enable canary rollout"]}}`},
+	hitl.TypeSelection: {"Select which jobs to apply for (3 matches found in Berlin)",
+		"3 matching positions found.",
+		`{"options":[{"id":"job_1","label":"Senior Frontend Engineer, TechFlow"},{"id":"job_2","label":"Staff Frontend Developer, Klarna"},{"id":"job_3","label":"Senior React Engineer, Zalando"}],"multi_select":true}`},
+	hitl.TypeInput: {"Provide your salary expectations and start date",
+		"A few details are needed to finish the application.",
+		`{"form":{"fields":[{"key":"salary_expectation","label":"Expected annual salary (EUR)","type":"number","required":true,"sensitive":true,"validation":{"min":30000,"max":300000}},{"key":"start_date","label":"Earliest start date","type":"date","required":true},{"key":"remote","label":"Remote only","type":"boolean","default":false}]}}`},
+	hitl.TypeConfirmation: {"Confirm sending 2 application emails",
+		"2 emails are ready to send.",
+		`{"items":[{"id":"email_001","label":"Application to Klarna"},{"id":"email_002","label":"Application to Zalando"}],"irreversible":true}`},
+	hitl.TypeEscalation: {"Deployment failed: readiness probe timed out. Retry, skip or abort?",
+		"Deployment of acme-web v2.1.0 failed.",
+		`{"error":{"code":"readiness_probe_failed","message":"3 of 5 pods failed readiness checks"},"params":{"strategy":"rolling","readiness_timeout_seconds":60}}`},
+}
