@@ -153,8 +153,12 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 		}
 		return *p
 	}
+	typeErr := ""
+	if len(problems) > 0 {
+		typeErr = problems[0].Field
+	}
 	required := func(field string, p *string) string {
-		if p == nil || *p == "" {
+		if (p == nil || *p == "") && field != typeErr {
 			problems = append(problems, FieldError{Field: field, Problem: "missing"})
 		}
 		return str(p)
