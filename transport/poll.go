@@ -30,8 +30,9 @@ const (
 // documented default. A Poller is read, never written, by [Poll], so one value may serve any
 // number of concurrent waits.
 type Poller struct {
-	// Client sends the polls. Nil means http.DefaultClient. Its Timeout should be 0:
-	// RequestTimeout bounds each poll.
+	// Client sends the polls. Nil means a client on http.DefaultTransport. Its Timeout
+	// should be 0: RequestTimeout bounds each poll. Its redirect policy is replaced: polls
+	// never follow redirects.
 	Client *http.Client
 	// Authorize adds credentials to one poll request. Nil adds none. An error from it ends
 	// the wait.
@@ -215,9 +216,14 @@ func (p *Poller) withDefaults() Poller {
 	if p != nil {
 		c = *p
 	}
-	if c.Client == nil {
-		c.Client = http.DefaultClient
+	// Polls never follow redirects: the protocol defines none, and a redirect could carry
+	// the credentials elsewhere. A 3xx ends the wait as an unexpected status.
+	hc := http.Client{}
+	if c.Client != nil {
+		hc = *c.Client
 	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.Client = &hc
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
 	}
