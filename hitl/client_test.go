@@ -59,8 +59,12 @@ func TestDoEveryReviewType(t *testing.T) {
 			t.Fatal(err)
 		}
 		human(t, s,
-			func(id string) error { return s.Respond(id, "approve", map[string]any{"feedback": "ship it"}, &hitl.Responder{Name: "Ana"}) },
-			func(id string) error { return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, nil) },
+			func(id string) error {
+				return s.Respond(id, "approve", map[string]any{"feedback": "ship it"}, &hitl.Responder{Name: "Ana"})
+			},
+			func(id string) error {
+				return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, nil)
+			},
 			func(id string) error {
 				if err := s.Progress(id, hitl.Progress{CurrentStep: 1, TotalSteps: 1, CompletedFields: 1, TotalFields: 3}); err != nil {
 					return err
@@ -68,7 +72,9 @@ func TestDoEveryReviewType(t *testing.T) {
 				time.Sleep(5 * time.Second)
 				return s.Respond(id, "submit", map[string]any{"salary_expectation": 95000, "start_date": "2027-01-04", "remote": true}, nil)
 			},
-			func(id string) error { return s.Respond(id, "confirm", map[string]any{"confirmed_items": []string{"email_001"}}, nil) },
+			func(id string) error {
+				return s.Respond(id, "confirm", map[string]any{"confirmed_items": []string{"email_001"}}, nil)
+			},
 			func(id string) error {
 				return s.Respond(id, "retry", map[string]any{"modified_params": map[string]any{"strategy": "canary"}}, nil)
 			},

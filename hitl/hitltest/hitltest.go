@@ -388,4 +388,3 @@ func trimPrefixSuffix(s, prefix, suffix string) (string, bool) {
 	}
 	return s[len(prefix) : len(s)-len(suffix)], true
 }
-

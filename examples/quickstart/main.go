@@ -1,0 +1,171 @@
+// Command quickstart runs an agent against the fake HITL service in hitltest: it makes one
+// call per review type, forwards each question, waits for the decisions and prints the typed
+// Results.
+//
+//	go run ./examples/quickstart               # a scripted reviewer answers; exits in seconds
+//	go run ./examples/quickstart -interactive  # you answer in a browser
+//
+// In the scripted run, one case expires (its default_action applies; no human decided) and
+// one is cancelled.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+func main() {
+	interactive := flag.Bool("interactive", false, "leave the cases open for a person to answer in a browser")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Stdout, *interactive); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
+}
+
+// call is one request the agent makes; body tunes the fake's case.
+type call struct {
+	reviewType string
+	body       string
+}
+
+var calls = []call{
+	{"approval", ""},
+	{"selection", ""},
+	{"input", ""},
+	{"confirmation", ""},
+	{"escalation", `{"timeout":"3s","default_action":"abort"}`},
+}
+
+func run(ctx context.Context, out io.Writer, interactive bool) error {
+	svc := hitltest.Start()
+	defer svc.Close()
+
+	var mu sync.Mutex
+	say := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(out, format, args...)
+	}
+	forward := func(_ context.Context, it *hitl.Interrupt) error {
+		link := withoutQuery(it.ReviewURL()) // a log line never shows the token
+		if interactive {
+			link = it.ReviewURL() // the person at this terminal is the reviewer
+		}
+		say("→ to the human: %s\n  review: %s\n", it.Prompt(), link)
+		return nil
+	}
+	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
+	if err != nil {
+		return err
+	}
+	if interactive {
+		say("Open each review link in a browser and answer it; Ctrl-C stops.\n")
+	} else {
+		done := make(chan struct{})
+		defer close(done)
+		go reviewer(svc, done)
+	}
+
+	results := make([]*hitl.Result, len(calls))
+	errs := make([]error, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = agentCall(ctx, client, svc.URL, c)
+		}()
+	}
+	wg.Wait()
+
+	say("\nResults:\n")
+	for i, c := range calls {
+		if errs[i] != nil {
+			return fmt.Errorf("%s: %w", c.reviewType, errs[i])
+		}
+		say("  %-13s %s\n", c.reviewType, describe(results[i]))
+	}
+	return nil
+}
+
+// agentCall is what an agent does around one outbound call.
+func agentCall(ctx context.Context, client *hitl.Client, base string, c call) (*hitl.Result, error) {
+	req, err := http.NewRequest(http.MethodPost, base+"/actions/"+c.reviewType, strings.NewReader(c.body))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Do(ctx, req, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.Result == nil {
+		return nil, fmt.Errorf("the service answered %d without asking for a human", resp.StatusCode)
+	}
+	return resp.Result, nil
+}
+
+// reviewer plays the human for the scripted run, answering cases as they are created.
+func reviewer(svc *hitltest.Server, done <-chan struct{}) {
+	for {
+		id := svc.NextCase(done)
+		if id == "" {
+			return
+		}
+		st, _ := svc.Case(id)
+		_ = svc.Open(id)
+		switch st.Type {
+		case "approval":
+			_ = svc.Respond(id, "approve", map[string]any{"feedback": "Looks good; watch the error rate."}, &hitl.Responder{Name: "Ana"})
+		case "selection":
+			_ = svc.Respond(id, "select", map[string]any{"selected": []string{"job_2", "job_3"}, "note": "remote only"}, &hitl.Responder{Name: "Ana"})
+		case "input":
+			_ = svc.Progress(id, hitl.Progress{CurrentStep: 1, TotalSteps: 1, CompletedFields: 2, TotalFields: 3})
+			_ = svc.Respond(id, "submit", map[string]any{"salary_expectation": 95000, "start_date": "2027-01-04", "remote": true}, &hitl.Responder{Name: "Ana"})
+		case "confirmation":
+			_ = svc.Cancel(id, "the emails are no longer needed")
+		case "escalation":
+			// Left alone: it expires after 3 s and its default_action applies.
+		}
+	}
+}
+
+func describe(r *hitl.Result) string {
+	switch {
+	case r.DecidedByHuman():
+		by := ""
+		if r.RespondedBy != nil {
+			by = " by " + r.RespondedBy.Name
+		}
+		return fmt.Sprintf("completed: %s%s %s", r.Action, by, r.Data)
+	case r.Status == hitl.StatusExpired:
+		return fmt.Sprintf("expired: no human decided; default_action %q applies", r.DefaultAction)
+	case r.Status == hitl.StatusCancelled:
+		return fmt.Sprintf("cancelled: %s", r.Reason)
+	}
+	return string(r.Status)
+}
+
+// withoutQuery drops the query, where the review token lives, for printing in a log.
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "[review link]"
+	}
+	u.RawQuery = ""
+	return u.String() + "?token=…"
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestScripted runs the quickstart as `go run ./examples/quickstart` does and checks each
+// typed Result it prints.
+func TestScripted(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(t.Context(), &out, false); err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	for _, want := range []string{
+		`approval      completed: approve by Ana {"feedback":"Looks good; watch the error rate."}`,
+		`selection     completed: select by Ana {"note":"remote only","selected":["job_2","job_3"]}`,
+		`input         completed: submit by Ana {"remote":true,"salary_expectation":95000,"start_date":"2027-01-04"}`,
+		`confirmation  cancelled: the emails are no longer needed`,
+		`escalation    expired: no human decided; default_action "abort" applies`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Count(text, "?token=…") != 5 || strings.Count(text, "token=") != 5 {
+		t.Errorf("review links not redacted:\n%s", text)
+	}
+}
+
+// TestInteractive plays the person at the browser: it reads the printed review links, opens
+// each page and submits an answer through the page's form, and the run finishes.
+func TestInteractive(t *testing.T) {
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var runErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runErr = run(ctx, pw, true)
+		pw.Close()
+	}()
+	answers := map[string]string{"Approve": "approve", "Select": "select", "Provide": "submit", "Confirm": "confirm", "Deployment": "retry"}
+	var prompt string
+	var results []string
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "→ to the human: "):
+			prompt = strings.TrimPrefix(line, "→ to the human: ")
+		case strings.HasPrefix(line, "  review: "):
+			link := strings.TrimPrefix(line, "  review: ")
+			action := answers[strings.Fields(prompt)[0]]
+			page, err := http.Get(link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(page.Body)
+			page.Body.Close()
+			if page.StatusCode != 200 || !strings.Contains(string(body), `value="`+action+`"`) {
+				t.Fatalf("review page %d lacks a %s button", page.StatusCode, action)
+			}
+			resp, err := http.PostForm(link, url.Values{"action": {action}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		case strings.HasPrefix(line, "  ") && strings.Contains(line, "completed: "):
+			results = append(results, strings.Fields(line)[2])
+		}
+	}
+	wg.Wait()
+	if runErr != nil {
+		t.Fatal(runErr)
+	}
+	if len(results) != 5 {
+		t.Errorf("got %d completed results, want 5: %v", len(results), results)
+	}
+	http.DefaultClient.CloseIdleConnections()
+}
