@@ -1,0 +1,126 @@
+package hitl_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+// An agent wraps its outbound call: when the service asks for a human, the client forwards
+// the question, waits for the decision and returns it with the response.
+func Example() {
+	svc := hitltest.Start() // a fake HITL service on loopback
+	defer svc.Close()
+	go func() { // the human, answering in the review page
+		id := svc.NextCase(nil)
+		_ = svc.Respond(id, "approve", map[string]string{"feedback": "ship it"}, nil)
+	}()
+
+	client, err := hitl.NewClient(
+		hitl.WithHTTPClient(svc.Client()),
+		hitl.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
+		hitl.WithForwarder(func(ctx context.Context, it *hitl.Interrupt) error {
+			fmt.Println("forward to the human:", it.Prompt())
+			return nil
+		}),
+	)
+	if err != nil {
+		panic(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
+	resp, err := client.Do(context.Background(), req, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+
+	fmt.Println("status:", resp.StatusCode)
+	fmt.Println("result:", resp.Result.Status, resp.Result.Action)
+	approval, _ := resp.Result.Approval()
+	fmt.Println("feedback:", approval.Feedback)
+	// Output:
+	// forward to the human: Approve deployment of acme-web v2.1.0 to production
+	// status: 202
+	// result: completed approve
+	// feedback: ship it
+}
+
+// Detect recognises a HITL Protocol 202 in any response the agent already has.
+func ExampleDetect() {
+	body := `{"status":"human_input_required","message":"5 matching jobs found.","hitl":{
+	  "spec_version":"0.8","case_id":"review_abc123","type":"selection",
+	  "review_url":"https://svc.example/review/abc123?token=K7xR2mN4pQ8sT1vW3xY5zA9bC2dE4fG6hI8jK0l",
+	  "poll_url":"https://api.svc.example/v1/reviews/abc123/status",
+	  "prompt":"Select which jobs to apply for","default_action":"skip",
+	  "created_at":"2026-02-22T10:00:00Z","expires_at":"2026-02-23T10:00:00Z"}}`
+	resp := &http.Response{StatusCode: http.StatusAccepted, Body: io.NopCloser(strings.NewReader(body))}
+
+	it, err := hitl.Detect(resp, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(it.Kind, it.Case.Type, it.ID())
+	fmt.Println(it.Prompt())
+	fmt.Println(it) // secrets redacted
+
+	// Not a HITL response: nil, nil.
+	plain := &http.Response{StatusCode: http.StatusOK, Body: io.NopCloser(strings.NewReader(`{}`))}
+	it, err = hitl.Detect(plain, nil)
+	fmt.Println(it == nil, err)
+	// Output:
+	// hitl selection review_abc123
+	// Select which jobs to apply for
+	// hitl interrupt: hitl case review_abc123 (selection, expires 2026-02-23T10:00:00Z, review https://svc.example/review/abc123?[redacted])
+	// true <nil>
+}
+
+// An interrupt saved as JSON can be waited on by another process.
+func ExampleClient_Wait_resume() {
+	svc := hitltest.Start()
+	defer svc.Close()
+	client, _ := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+
+	// Process 1: call, detect only, save the interrupt.
+	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/confirmation", nil)
+	resp, err := client.Do(context.Background(), req, &hitl.CallOptions{DetectOnly: true})
+	if err != nil {
+		panic(err)
+	}
+	resp.Body.Close()
+	saved, _ := json.Marshal(resp.Interrupt)
+
+	// Meanwhile the human confirms.
+	_ = svc.Respond(resp.Interrupt.ID(), "confirm", map[string]any{"confirmed_items": []string{"email_001"}}, nil)
+
+	// Process 2: restore and wait.
+	var it hitl.Interrupt
+	if err := json.Unmarshal(saved, &it); err != nil {
+		panic(err)
+	}
+	res, err := client.Wait(context.Background(), &it, nil)
+	if err != nil {
+		panic(err)
+	}
+	c, _ := res.Confirmation()
+	fmt.Println(res.Status, res.Action, c.ConfirmedItems)
+	// Output:
+	// completed confirm [email_001]
+}
+
+// WriteTo forwards to a terminal.
+func ExampleWriteTo() {
+	it := &hitl.Interrupt{Kind: hitl.KindHITL, Message: "Deployment plan ready.", Case: &hitl.Case{
+		CaseID: "review_1", Prompt: "Approve the deployment?", ReviewURL: "https://svc.example/review/1?token=abc"}}
+	_ = hitl.WriteTo(os.Stdout)(context.Background(), it)
+	// Output:
+	// Deployment plan ready.
+	// Approve the deployment?
+	// Review: https://svc.example/review/1?token=abc
+}
