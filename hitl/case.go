@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitlkit/hitlkit/internal/duration"
 	"github.com/hitlkit/hitlkit/internal/httpx"
@@ -206,7 +207,7 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 	}
 
 	c.Prompt = required("prompt", w.Prompt)
-	if n := len([]rune(c.Prompt)); n > maxPrompt {
+	if n := utf8.RuneCountInString(c.Prompt); n > maxPrompt {
 		msg := fmt.Sprintf("longer than %d characters (%d)", maxPrompt, n)
 		if o.Strict {
 			problems = append(problems, FieldError{Field: "prompt", Problem: msg})

@@ -1,0 +1,104 @@
+package transport_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+type fixed struct {
+	status int
+	body   string
+	n      int
+}
+
+func (f *fixed) RoundTrip(req *http.Request) (*http.Response, error) {
+	f.n++
+	return &http.Response{StatusCode: f.status, Header: http.Header{}, Body: io.NopCloser(strings.NewReader(f.body)), Request: req}, nil
+}
+
+// TestDecoderErrors: a Temporary decoder error is retried with backoff; any other ends the wait.
+func TestDecoderErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &fixed{status: 200, body: "x"}
+		p := &transport.Poller{Client: &http.Client{Transport: rt}}
+		calls := 0
+		errFlaky := errors.New("flaky")
+		v, err := transport.Poll(t.Context(), p, "https://svc.example/s", func(b []byte) (int, bool, error) {
+			calls++
+			if calls < 4 {
+				return 0, false, transport.Temporary(errFlaky)
+			}
+			return 42, true, nil
+		})
+		if v != 42 || err != nil || rt.n != 4 {
+			t.Fatalf("Poll = %v, %v after %d requests", v, err, rt.n)
+		}
+		errBad := errors.New("bad")
+		_, err = transport.Poll(t.Context(), p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, errBad })
+		if !errors.Is(err, errBad) || transport.IsTemporary(err) {
+			t.Fatalf("Poll = %v, want the permanent error", err)
+		}
+	})
+}
+
+// TestBackoffGrowsAndStaysBounded: repeated 503s back off exponentially, within the bounds.
+func TestBackoffGrowsAndStaysBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		rt := &fixed{status: 503}
+		p := &transport.Poller{Client: &http.Client{Transport: rt}, MaxInterval: 20 * time.Second}
+		ctx, cancel := contextWithTimeout(t, 10*time.Minute)
+		defer cancel()
+		_, err := transport.Poll(ctx, p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, nil })
+		if !errors.Is(err, errTimeout) || !errors.Is(err, transport.ErrUnexpectedStatus) {
+			t.Fatalf("Poll = %v", err)
+		}
+		// 10 minutes at the 20 s ceiling is at least 30 polls; without backoff at 1 s it
+		// would be 600, and without the ceiling far fewer than 30.
+		if rt.n < 30 || rt.n > 60 {
+			t.Errorf("%d polls in 10 minutes", rt.n)
+		}
+	})
+}
+
+func TestStatusErrorCategories(t *testing.T) {
+	tests := map[int]error{401: transport.ErrUnauthorized, 403: transport.ErrForbidden, 404: transport.ErrNotFound,
+		410: transport.ErrGone, 400: transport.ErrUnexpectedStatus, 302: transport.ErrUnexpectedStatus}
+	for code, want := range tests {
+		err := &transport.StatusError{StatusCode: code}
+		if !errors.Is(err, want) {
+			t.Errorf("%d does not match %v", code, want)
+		}
+		if code != 404 && errors.Is(err, transport.ErrNotFound) {
+			t.Errorf("%d matches ErrNotFound", code)
+		}
+	}
+}
+
+func TestResultAccessors(t *testing.T) {
+	r := &transport.Result{Status: transport.StatusCompleted, Action: "approve"}
+	if a, err := r.Approval(); err != nil || a.Feedback != "" {
+		t.Errorf("approve without data: %+v, %v", a, err)
+	}
+	if _, err := r.Selection(); !errors.Is(err, transport.ErrNoData) {
+		t.Errorf("selection without data: %v", err)
+	}
+	r.Data = []byte(`{"selected_ids":["a","b"],"note":"n"}`)
+	if s, err := r.Selection(); err != nil || len(s.Selected) != 2 || s.Note != "n" {
+		t.Errorf("Selection() = %+v, %v", s, err)
+	}
+	r.Data = []byte(`[1]`)
+	if _, err := r.Input(); err == nil {
+		t.Error("Input() on an array: want an error")
+	}
+	expired := &transport.Result{Status: transport.StatusExpired, DefaultAction: "approve", DefaultApplied: true}
+	if expired.DecidedByHuman() || r.DecidedByHuman() != true {
+		t.Error("DecidedByHuman wrong")
+	}
+}
