@@ -69,7 +69,7 @@ func TestDoEveryReviewType(t *testing.T) {
 				if err := s.Progress(id, hitl.Progress{CurrentStep: 1, TotalSteps: 1, CompletedFields: 1, TotalFields: 3}); err != nil {
 					return err
 				}
-				time.Sleep(5 * time.Second)
+				<-time.After(5 * time.Second) // virtual time: the human fills the form
 				return s.Respond(id, "submit", map[string]any{"salary_expectation": 95000, "start_date": "2027-01-04", "remote": true}, nil)
 			},
 			func(id string) error {

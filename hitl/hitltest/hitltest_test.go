@@ -1,0 +1,153 @@
+package hitltest_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func create(t *testing.T, s *hitltest.Server, typ string) *hitl.Interrupt {
+	t.Helper()
+	resp, err := s.Client().Post(s.URL+"/actions/"+typ, "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	it, err := hitl.Detect(resp, &hitl.DetectOptions{AllowLocalHTTP: true})
+	if err != nil || it == nil {
+		t.Fatalf("Detect = %v, %v", it, err)
+	}
+	return it
+}
+
+// TestEveryTypeIsAValidCase: the fake's 202s pass the SDK's own detection, for every type.
+func TestEveryTypeIsAValidCase(t *testing.T) {
+	s := hitltest.NewServer(t)
+	for _, typ := range []string{"approval", "selection", "input", "confirmation", "escalation", "x-acme"} {
+		it := create(t, s, typ)
+		if string(it.Case.Type) != typ || len(it.Warnings) != 0 || len(it.Case.Context) == 0 {
+			t.Errorf("%s: %v, warnings %q", typ, it, it.Warnings)
+		}
+	}
+	resp, err := s.Client().Post(s.URL+"/actions/comparison", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown type: %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestReviewPage: the token authenticates, the first visit marks the case opened, a
+// submission completes it, and a second submission is refused and the page shows the first.
+func TestReviewPage(t *testing.T) {
+	s := hitltest.NewServer(t)
+	it := create(t, s, "approval")
+	hc := s.Client()
+	noToken := strings.Split(it.ReviewURL(), "?")[0] + "?token=wrong"
+	for _, u := range []string{noToken, strings.Split(it.ReviewURL(), "?")[0]} {
+		resp, err := hc.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("bad token: %d, want 401", resp.StatusCode)
+		}
+	}
+	if st, _ := s.Case(it.ID()); st.State != "pending" {
+		t.Fatalf("state %q before a visit", st.State)
+	}
+	page, err := hc.Get(it.ReviewURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page.Body.Close()
+	if st, _ := s.Case(it.ID()); st.State != "opened" {
+		t.Errorf("state %q after a visit, want opened", st.State)
+	}
+	resp, err := hc.PostForm(it.ReviewURL(), url.Values{"action": {"reject"}, "data": {`{"feedback":"no"}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "completed") || !strings.Contains(string(body), "reject") {
+		t.Errorf("page after submit does not show the answer: %s", body)
+	}
+	resp, err = hc.PostForm(it.ReviewURL(), url.Values{"action": {"approve"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusConflict {
+		t.Errorf("second submission: %d, want 409", resp.StatusCode)
+	}
+	if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrClosed) {
+		t.Errorf("Respond after the end: %v", err)
+	}
+	if err := s.Open("review_missing"); !errors.Is(err, hitltest.ErrNoCase) {
+		t.Errorf("unknown case: %v", err)
+	}
+}
+
+// TestPollProtocol: ETag/304, Retry-After on waiting states only, 429 past the rate limit,
+// expiry by the clock with the default action.
+func TestPollProtocol(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(7*time.Second), hitltest.WithRateLimit(3))
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/approval", strings.NewReader(`{"timeout":"10m","default_action":"reject"}`))
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := hitl.Detect(resp, nil)
+		resp.Body.Close()
+		if err != nil || it == nil {
+			t.Fatal(it, err)
+		}
+		get := func(etag string) (*http.Response, map[string]any) {
+			req, _ := http.NewRequest(http.MethodGet, it.Case.PollURL, nil)
+			if etag != "" {
+				req.Header.Set("If-None-Match", etag)
+			}
+			resp, err := s.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var body map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&body)
+			return resp, body
+		}
+		r1, b1 := get("")
+		r2, _ := get(r1.Header.Get("ETag"))
+		r3, _ := get("")
+		r4, _ := get("")
+		got := []any{r1.StatusCode, b1["status"], r1.Header.Get("Retry-After"), r2.StatusCode, r3.StatusCode, r4.StatusCode, r4.Header.Get("Retry-After")}
+		want := []any{200, "pending", "7", 304, 200, 429, "60"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		<-time.After(10 * time.Minute) // virtual time: the case's lifetime passes
+		r5, b5 := get(r1.Header.Get("ETag"))
+		if r5.StatusCode != 200 || b5["status"] != "expired" || b5["default_action"] != "reject" || r5.Header.Get("Retry-After") != "" {
+			t.Errorf("after expiry: %d %v Retry-After %q", r5.StatusCode, b5, r5.Header.Get("Retry-After"))
+		}
+	})
+}
