@@ -45,7 +45,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	go func() {
 		defer func() {
 			w.writeHeader(http.StatusOK)
-			_ = pw.Close()
+			// A body cut short by the caller's cancel must read as an error, not as a
+			// complete body.
+			_ = pw.CloseWithError(ctx.Err())
 		}()
 		t.Handler.ServeHTTP(w, in)
 	}()
