@@ -32,7 +32,7 @@ type flow struct {
 	} `json:"steps"`
 }
 
-func loadFlow(t *testing.T, name string) flow {
+func loadFlow(t testing.TB, name string) flow {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", "hitl-protocol", name))
 	if err != nil {

@@ -1,0 +1,106 @@
+package hitl_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+)
+
+// FuzzDetect feeds arbitrary 202 bodies to Detect: it must never panic, must restore the body
+// byte for byte, and must return either nothing, a usable interrupt, or a typed error.
+// Seeds: every 202 body of the test vectors and the broken shapes of cases 2–13.
+//
+//	go test -run '^$' -fuzz FuzzDetect -fuzztime 5m ./hitl/
+func FuzzDetect(f *testing.F) {
+	for _, name := range vectorFiles(f) {
+		for _, r := range rounds(loadFlow(f, name)) {
+			f.Add([]byte(r.accepted))
+		}
+	}
+	for _, seed := range []string{"", "Accepted", `{"hitl":null}`, `{"hitl":"x"}`, `{"hitl":[]}`, `{"hitl":{}}`,
+		`{"hitl":{"case_id":42}}`, `{"status":"human_input_required","hitl":{"case_id":`, envelopeWith(hitlJSON())} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, _ := http.NewRequest(http.MethodPost, "https://api.svc.example/v1/x", nil)
+		resp := &http.Response{StatusCode: http.StatusAccepted, Request: req, Body: io.NopCloser(bytes.NewReader(body))}
+		it, err := hitl.Detect(resp, &hitl.DetectOptions{MaxBody: 1 << 16})
+		restored, _ := io.ReadAll(resp.Body)
+		if !bytes.Equal(restored, body) {
+			t.Fatalf("body not restored: %d bytes, want %d", len(restored), len(body))
+		}
+		switch {
+		case err != nil:
+			if it != nil {
+				t.Fatal("both an interrupt and an error")
+			}
+			if !errors.Is(err, hitl.ErrInvalid) && !errors.Is(err, hitl.ErrBodyTooLarge) {
+				t.Fatalf("untyped error %v", err)
+			}
+		case it != nil:
+			if it.Case == nil || it.ID() == "" || it.Case.PollURL == "" || it.ReviewURL() == "" || it.ExpiresAt().IsZero() {
+				t.Fatalf("interrupt without its required fields: %v", it)
+			}
+		}
+	})
+}
+
+// FuzzPollBody feeds arbitrary poll bodies to Wait: it must never panic, never hang, and
+// end in a Result or a typed error.
+//
+//	go test -run '^$' -fuzz FuzzPollBody -fuzztime 5m ./hitl/
+func FuzzPollBody(f *testing.F) {
+	for _, name := range vectorFiles(f) {
+		for _, r := range rounds(loadFlow(f, name)) {
+			for _, p := range r.polls {
+				f.Add([]byte(p.body))
+			}
+		}
+	}
+	for _, seed := range []string{completedApprove, `{"status":"expired","case_id":"review_c1"}`, `{"status":"completed"}`, `{`, `[]`, `{"status":7}`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		synctest.Test(t, func(t *testing.T) {
+			s := &script{replies: []reply{ok(string(body)), ok(completedApprove)}}
+			c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: s}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := interrupt("review_c1", time.Hour)
+			it.Case.PollURL = "https://svc.example/reviews/review_c1/status"
+			// The second reply completes the case: a body that means "keep polling" must lead
+			// there (in virtual time), any other must end in a Result or an error.
+			res, err := c.Wait(t.Context(), it, nil)
+			switch {
+			case err != nil && res != nil:
+				t.Fatal("both a result and an error")
+			case err == nil && res.Status == "":
+				t.Fatal("result without a status")
+			}
+		})
+	})
+}
+
+func vectorFiles(tb testing.TB) []string {
+	entries, err := os.ReadDir(filepath.Join("testdata", "hitl-protocol"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".json") && n[0] >= '0' && n[0] <= '9' && !strings.HasPrefix(n, "07") && !strings.HasPrefix(n, "13") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
