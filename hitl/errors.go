@@ -42,6 +42,7 @@ type FieldError struct {
 	Problem string `json:"problem"`
 }
 
+// String is "field: problem".
 func (e FieldError) String() string { return e.Field + ": " + e.Problem }
 
 // InvalidError reports a hitl object or poll response that breaks the protocol. Object says
@@ -54,6 +55,7 @@ type InvalidError struct {
 	Case     *Case
 }
 
+// Error lists every problem; it quotes no field value.
 func (e *InvalidError) Error() string {
 	var b strings.Builder
 	b.WriteString("hitl: invalid ")

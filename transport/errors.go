@@ -32,6 +32,7 @@ type StatusError struct {
 	Body       []byte
 }
 
+// Error names the redacted URL and the status.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s answered %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
 }
