@@ -5,6 +5,12 @@ go 1.25
 require (
 	github.com/cenkalti/backoff/v4 v4.3.0
 	github.com/google/go-cmp v0.7.0
+	github.com/r3labs/sse/v2 v2.10.0
 	github.com/sosodev/duration v1.4.0
 	go.uber.org/goleak v1.3.0
+)
+
+require (
+	golang.org/x/net v0.0.0-20191116160921-f9c825593386 // indirect
+	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
 )

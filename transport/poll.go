@@ -70,8 +70,16 @@ type Decoder[T any] func(body []byte) (value T, done bool, err error)
 // Caching: the ETag of a 200 is sent back as If-None-Match; a 304 means unchanged.
 //
 // When ctx ends, Poll returns context.Cause(ctx), joined with the last transient failure if
-// there was one. It starts no goroutine that outlives it.
+// there was one. It starts no goroutine.
 func Poll[T any](ctx context.Context, p *Poller, url string, decode Decoder[T]) (T, error) {
+	return PollOnWake(ctx, p, url, nil, decode)
+}
+
+// PollOnWake is [Poll] that also polls early each time wake receives, as soon as MinInterval
+// has passed since the previous poll began: an event stream or a callback said the state
+// changed, and the poll confirms it. While backing off from a failure, a wake is taken at the
+// end of the backoff. A nil wake never fires.
+func PollOnWake[T any](ctx context.Context, p *Poller, url string, wake <-chan struct{}, decode Decoder[T]) (T, error) {
 	cfg := p.withDefaults()
 	bo := backoff.NewExponential(max(cfg.MinInterval, time.Second), cfg.MaxInterval)
 	var (
@@ -80,6 +88,7 @@ func Poll[T any](ctx context.Context, p *Poller, url string, decode Decoder[T]) 
 		lastErr error
 	)
 	for attempt := 1; ; attempt++ {
+		began := time.Now()
 		o := pollOnce(ctx, &cfg, url, &etag, decode)
 		var delay time.Duration
 		switch {
@@ -103,17 +112,36 @@ func Poll[T any](ctx context.Context, p *Poller, url string, decode Decoder[T]) 
 			slog.String("url", httpx.Redact(url)), slog.Int("attempt", attempt),
 			slog.Int("status", o.status), slog.Duration("next", delay), errAttr(o.err))
 
-		if ctx.Err() != nil {
+		early := wake
+		if o.err != nil {
+			early = nil
+		}
+		if !pause(ctx, delay, early) {
 			return zero, stopped(ctx, lastErr)
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause(ctx, cfg.MinInterval-time.Since(began), nil) {
 			return zero, stopped(ctx, lastErr)
-		case <-t.C:
 		}
 	}
+}
+
+// pause waits for d, or until wake receives, and reports false when ctx ended first.
+func pause(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-wake:
+	}
+	return true
 }
 
 func stopped(ctx context.Context, last error) error {
