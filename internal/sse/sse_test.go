@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"testing/iotest"
+	"testing/synctest"
 
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
