@@ -9,6 +9,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -102,3 +104,43 @@ func TestResultAccessors(t *testing.T) {
 		t.Error("DecidedByHuman wrong")
 	}
 }
+
+// TestPollOnWake: a wake makes the next poll come early, never sooner than MinInterval after
+// the previous one began; during a backoff it waits for the backoff to end.
+func TestPollOnWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var times []time.Duration
+		start := time.Now()
+		statuses := []int{200, 200, 503, 200, 200}
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			times = append(times, time.Since(start))
+			code := statuses[len(times)-1]
+			return &http.Response{StatusCode: code, Header: http.Header{"Retry-After": {"30"}},
+				Body: io.NopCloser(strings.NewReader("x")), Request: r}, nil
+		})
+		wake := make(chan struct{}, 1)
+		go func() {
+			<-time.After(100 * time.Millisecond) // right after the first poll: held to 1 s
+			wake <- struct{}{}
+			<-time.After(5 * time.Second) // mid-pacing: at once; answered 503, Retry-After 30
+			wake <- struct{}{}
+			<-time.After(time.Second) // in the backoff: kept for after the next poll
+			wake <- struct{}{}
+		}()
+		p := &transport.Poller{Client: &http.Client{Transport: rt}}
+		_, err := transport.PollOnWake(t.Context(), p, "https://svc.example/s", wake, func([]byte) (int, bool, error) {
+			return 1, len(times) == len(statuses), nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []time.Duration{0, time.Second, 5100 * time.Millisecond, 35100 * time.Millisecond, 36100 * time.Millisecond}
+		if d := cmp.Diff(want, times); d != "" {
+			t.Errorf("poll times (-want +got):\n%s", d)
+		}
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
