@@ -1,11 +1,15 @@
 package hitl
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
@@ -23,6 +27,7 @@ type Client struct {
 	http           *http.Client
 	logger         *slog.Logger
 	forward        Forwarder
+	callbacks      *Callbacks
 	authorization  func(ctx context.Context) (string, error)
 	trustedOrigins map[string]bool
 	detect         DetectOptions
@@ -90,6 +95,19 @@ func WithForwarder(f Forwarder) Option {
 			return errors.New("WithForwarder: nil forwarder")
 		}
 		c.forward = f
+		return nil
+	}
+}
+
+// WithCallbacks makes Wait listen to cb as well: a verified callback for the case wakes the
+// wait, which confirms the outcome with a poll at once. Mount cb at the URL the calls give
+// as hitl_callback_url (see [CallOptions].CallbackURL and [SetCallbackURL]).
+func WithCallbacks(cb *Callbacks) Option {
+	return func(c *Client) error {
+		if cb == nil {
+			return errors.New("WithCallbacks: nil receiver")
+		}
+		c.callbacks = cb
 		return nil
 	}
 }
@@ -182,6 +200,11 @@ type CallOptions struct {
 	DetectOnly bool
 	// Forwarder overrides the client's forwarder for this call.
 	Forwarder Forwarder
+	// CallbackURL, when set, is added to the request's JSON body as hitl_callback_url, so
+	// the service calls the agent back when the case ends (§9). The body must be a JSON
+	// object or empty, and readable again (http.NewRequest sets GetBody for the usual
+	// bodies).
+	CallbackURL string
 	// Wait tunes the wait.
 	Wait *WaitOptions
 }
@@ -214,7 +237,13 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 	if forward == nil && !o.DetectOnly {
 		return nil, ErrNoForwarder
 	}
-	resp, err := c.http.Do(req.WithContext(ctx))
+	req = req.WithContext(ctx)
+	if o.CallbackURL != "" {
+		if err := withCallbackURL(req, o.CallbackURL); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: %s %s: %w", req.Method, httpx.Redact(req.URL.String()), httpx.StripURL(err))
 	}
@@ -239,25 +268,74 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 	return out, err
 }
 
+// withCallbackURL rewrites req's JSON body to carry hitl_callback_url.
+func withCallbackURL(req *http.Request, callbackURL string) error {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		rc := req.Body
+		if req.GetBody != nil {
+			var err error
+			if rc, err = req.GetBody(); err != nil {
+				return fmt.Errorf("hitl: CallbackURL: %w", err)
+			}
+		}
+		var err error
+		body, err = httpx.ReadLimited(rc, httpx.DefaultBodyLimit)
+		_ = rc.Close()
+		if err != nil {
+			return fmt.Errorf("hitl: CallbackURL: read the request body: %w", err)
+		}
+	}
+	body, err := SetCallbackURL(body, callbackURL)
+	if err != nil {
+		return err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	req.ContentLength = int64(len(body))
+	req.Header = req.Header.Clone()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	if req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return nil
+}
+
 // WaitOptions tunes one [Client.Wait]. A nil *WaitOptions means the defaults.
 type WaitOptions struct {
 	// Grace is how long to keep polling past the case's expires_at for the service to report
 	// the expiry. 0 means DefaultGrace.
 	Grace time.Duration
-	// OnUpdate, when set, is called from the waiting goroutine with each new waiting state
-	// (pending, opened, in_progress and its progress). It must not block for long.
+	// OnUpdate, when set, is called with each new waiting state (pending, opened,
+	// in_progress and its progress, reminders), whether a poll or the event stream reported
+	// it; calls never overlap. It must not block for long.
 	OnUpdate func(Update)
+	// PollOnly ignores the case's events_url and the client's callbacks: the wait only polls.
+	PollOnly bool
 }
 
-// Wait polls the case until it reaches a terminal state and returns the Result: completed (a
+// Wait waits for the case to reach a terminal state and returns the Result: completed (a
 // human answered; the answer may be "reject" or "cancel"), expired (DefaultApplied set) or
-// cancelled. An error means the outcome is unknown: a permanent failure ([*StatusError],
+// cancelled.
+//
+// It waits the best way available. It always polls poll_url, paced by the service, as the
+// source of truth. When the case has an events_url it also follows that event stream (§8.5,
+// reconnecting with Last-Event-ID), and when the client has [WithCallbacks] it also listens
+// for the case's callback (§9). A terminal event or callback makes it poll at once (never
+// more than once a second) to confirm; whichever way learns the outcome first ends the wait
+// and the others stop. An event stream the service refuses or keeps failing is dropped and
+// polling carries on.
+//
+// An error means the outcome is unknown: a permanent failure ([*StatusError],
 // [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal
 // status, or context.Cause(ctx) when ctx ended. Transient failures (network errors, 5xx, 429)
 // are retried with backoff for as long as the wait lasts.
 //
-// it may come from [Detect] or from JSON saved by another process. Wait starts no goroutine
-// that outlives it and may be called concurrently for any number of interrupts.
+// it may come from [Detect] or from JSON saved by another process. Wait returns only after
+// every goroutine it started has ended, and may be called concurrently for any number of
+// interrupts.
 func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Result, error) {
 	return c.wait(ctx, it, o, c.authorization)
 }
@@ -288,25 +366,50 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 
 	p := &transport.Poller{
 		Client:      c.http,
+		Authorize:   c.authorizer(it, cs.PollURL, auth),
 		MinInterval: c.minInterval,
 		MaxInterval: c.maxInterval,
 		MaxBody:     c.detect.MaxBody,
 		Logger:      c.logger,
 	}
-	if auth != nil && c.mayReceiveCredentials(it, cs.PollURL) {
-		p.Authorize = func(ctx context.Context, req *http.Request) error {
-			v, err := auth(ctx)
-			if err != nil {
-				return err
+	var (
+		mu   sync.Mutex
+		last Update
+	)
+	report := func(u Update) {
+		mu.Lock()
+		defer mu.Unlock()
+		if u.Reminder {
+			u.State = cmp.Or(last.State, statePending)
+		}
+		if !sameUpdate(last, u) {
+			last = u
+			if o.OnUpdate != nil {
+				o.OnUpdate(u)
 			}
-			if v != "" {
-				req.Header.Set("Authorization", v)
-			}
-			return nil
 		}
 	}
-	var last Update
-	res, err := transport.Poll(ctx, p, cs.PollURL, func(body []byte) (*Result, bool, error) {
+	wake := make(chan struct{}, 1)
+	kick := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if c.callbacks != nil && !o.PollOnly {
+		defer c.callbacks.watch(cs.CaseID, kick)()
+	}
+	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, c.detect.AllowLocalHTTP) == "" {
+		s := &transport.Subscriber{Client: c.http, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
+		wg.Go(func() { c.follow(ctx, cs, s, report, kick) })
+	}
+
+	res, err := transport.PollOnWake(ctx, p, cs.PollURL, wake, func(body []byte) (*Result, bool, error) {
 		r, u, err := decodePoll(cs, body)
 		if err != nil || r != nil {
 			return r, r != nil, err
@@ -315,10 +418,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 			c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: unknown case state; polling on",
 				slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
 		}
-		if o.OnUpdate != nil && !sameUpdate(last, *u) {
-			last = *u
-			o.OnUpdate(*u)
-		}
+		report(*u)
 		return nil, false, nil
 	})
 	if err != nil {
@@ -329,11 +429,51 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	return res, nil
 }
 
+// follow reads the case's event stream until a terminal event, which it passes on as a
+// wake-up for the poll, or until the stream proves unavailable or ctx ends.
+func (c *Client) follow(ctx context.Context, cs *Case, s *transport.Subscriber, report func(Update), kick func()) {
+	err := transport.Subscribe(ctx, s, cs.EventsURL, func(ev transport.Event) (bool, error) {
+		u, terminal := decodeEvent(cs, ev)
+		if terminal {
+			kick()
+			return true, nil
+		}
+		if u != nil {
+			report(*u)
+		}
+		return false, nil
+	})
+	if err != nil && ctx.Err() == nil {
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
+			slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+	}
+}
+
+// authorizer returns what adds the agent's credential to requests to target, or nil when
+// there is no credential or target's origin may not receive it.
+func (c *Client) authorizer(it *Interrupt, target string, auth func(context.Context) (string, error)) func(context.Context, *http.Request) error {
+	if auth == nil || !c.mayReceiveCredentials(it, target) {
+		return nil
+	}
+	return func(ctx context.Context, req *http.Request) error {
+		v, err := auth(ctx)
+		if err != nil {
+			return err
+		}
+		if v != "" {
+			req.Header.Set("Authorization", v)
+		}
+		return nil
+	}
+}
+
 func (c *Client) mayReceiveCredentials(it *Interrupt, target string) bool {
 	o := httpx.OriginOf(target)
 	return o != "" && (o == it.Origin || c.trustedOrigins[o])
 }
 
+// sameUpdate reports whether b tells nothing new after a. A reminder's message does not count:
+// the poll reports the same reminder without it.
 func sameUpdate(a, b Update) bool {
 	if a.State != b.State || !a.ReminderSentAt.Equal(b.ReminderSentAt) {
 		return false

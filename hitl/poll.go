@@ -37,6 +37,10 @@ type Update struct {
 	// OpenedAt and ReminderSentAt are the service's timestamps, zero when absent.
 	OpenedAt       time.Time
 	ReminderSentAt time.Time
+	// Reminder is set when the service just sent the human a reminder (the review.reminder
+	// event, §8.5), with its Message; State is then the last state known.
+	Reminder bool
+	Message  string
 }
 
 // pollResponse is a poll body (§8, poll-response.schema.json) as it arrives.
