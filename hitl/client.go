@@ -382,6 +382,10 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		if u.Reminder {
 			u.State = cmp.Or(last.State, statePending)
 		}
+		// A stream resumed from its start replays states the poll has already passed.
+		if ru, rl := stateRank(u.State), stateRank(last.State); ru >= 0 && ru < rl {
+			return
+		}
 		if !sameUpdate(last, u) {
 			last = u
 			if o.OnUpdate != nil {
@@ -470,6 +474,20 @@ func (c *Client) authorizer(it *Interrupt, target string, auth func(context.Cont
 func (c *Client) mayReceiveCredentials(it *Interrupt, target string) bool {
 	o := httpx.OriginOf(target)
 	return o != "" && (o == it.Origin || c.trustedOrigins[o])
+}
+
+// stateRank orders the waiting states of §8: pending → opened → in_progress. A state the spec
+// does not list has no rank (-1).
+func stateRank(state string) int {
+	switch state {
+	case statePending:
+		return 0
+	case stateOpened:
+		return 1
+	case stateInProgress:
+		return 2
+	}
+	return -1
 }
 
 // sameUpdate reports whether b tells nothing new after a. A reminder's message does not count:

@@ -16,6 +16,7 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /actions/{type}", s.handleAction)
 	mux.HandleFunc("GET /reviews/{id}/status", s.handlePoll)
+	mux.HandleFunc("GET /reviews/{id}/events", s.handleEvents)
 	mux.HandleFunc("GET /review/{id}", s.handleReviewPage)
 	mux.HandleFunc("POST /review/{id}", s.handleReviewSubmit)
 	return mux
@@ -36,6 +37,7 @@ type actionRequest struct {
 	DefaultAction string          `json:"default_action"`
 	Timeout       string          `json:"timeout"`
 	Context       json.RawMessage `json:"context"`
+	CallbackURL   string          `json:"hitl_callback_url"`
 }
 
 // handleAction answers any call with a 202 and a new case of the path's review type (§6).
@@ -70,7 +72,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &fakeCase{id: newID(), typ: string(typ), token: newToken(), state: "pending",
 		prompt: firstNonEmpty(req.Prompt, sample.prompt), defaultAction: firstNonEmpty(req.DefaultAction, hitl.DefaultSkip),
-		context: req.Context}
+		context: req.Context, callbackURL: req.CallbackURL, news: make(chan struct{})}
 	if len(c.context) == 0 {
 		c.context = json.RawMessage(sample.context)
 	}
@@ -79,6 +81,11 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 
 	s.mu.Lock()
 	s.cases[c.id] = c
+	c.expiry = time.AfterFunc(lifetime, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.expireIfDue(c, time.Now())
+	})
 	s.mu.Unlock()
 	select {
 	case s.created <- c.id:
@@ -90,6 +97,12 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		"poll_url": s.URL + "/reviews/" + c.id + "/status", "type": c.typ, "prompt": c.prompt,
 		"timeout": lifetime.String(), "default_action": c.defaultAction,
 		"created_at": stamp(c.createdAt), "expires_at": stamp(c.expiresAt), "context": c.context,
+	}
+	if !s.cfg.noEvents {
+		h["events_url"] = s.URL + "/reviews/" + c.id + "/events"
+	}
+	if c.callbackURL != "" {
+		h["callback_url"] = c.callbackURL
 	}
 	s.record(r, c.id, http.StatusAccepted)
 	w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
@@ -111,9 +124,9 @@ func (s *Server) handlePoll(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.polls++
-	fault := s.takeFault(id)
+	fault, _ := takeFirst(s.faults, id)
 	limited, wait := c.rateLimited(now, s.cfg.rateLimit)
-	c.expireIfDue(now)
+	s.expireIfDue(c, now)
 	body, etag, terminal := c.pollBody(), c.etag(), c.terminal()
 	s.mu.Unlock()
 
@@ -156,17 +169,6 @@ func (c *fakeCase) rateLimited(now time.Time, perMinute int) (bool, time.Duratio
 	}
 	c.window = append(c.window, now)
 	return false, 0
-}
-
-// takeFault pops the next fault for id, or for any case. Guarded by Server.mu.
-func (s *Server) takeFault(id string) Fault {
-	for _, key := range []string{id, ""} {
-		if q := s.faults[key]; len(q) > 0 {
-			s.faults[key] = q[1:]
-			return q[0]
-		}
-	}
-	return 0
 }
 
 func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f Fault) {
@@ -231,10 +233,10 @@ func (s *Server) handleReviewPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "invalid or missing token", http.StatusUnauthorized)
 		return
 	}
-	c.expireIfDue(now)
+	s.expireIfDue(c, now)
 	if c.state == "pending" {
 		c.state, c.openedAt = "opened", now
-		c.version++
+		s.changed(c)
 	}
 	acts := actions[c.typ]
 	if acts == nil {

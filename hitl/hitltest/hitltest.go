@@ -14,6 +14,7 @@
 package hitltest
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -45,10 +46,20 @@ type Server struct {
 	once    sync.Once
 	created chan string
 
-	mu       sync.Mutex
-	cases    map[string]*fakeCase
-	faults   map[string][]Fault
-	requests []Request
+	// stop ends stalled handlers, streams and callback deliveries on Close; deliveries
+	// counts the deliveries still running.
+	stop           context.Context
+	cancel         context.CancelFunc
+	deliveries     sync.WaitGroup
+	callbackClient *http.Client
+
+	mu             sync.Mutex
+	cases          map[string]*fakeCase
+	faults         map[string][]Fault
+	streamFaults   map[string][]StreamFault
+	callbackFaults map[string][]CallbackFault
+	requests       []Request
+	callbacks      []Callback
 }
 
 // Request is one request the server received, for assertions.
@@ -64,9 +75,14 @@ type Request struct {
 }
 
 type config struct {
-	retryAfter time.Duration
-	rateLimit  int
-	lifetime   time.Duration
+	retryAfter      time.Duration
+	rateLimit       int
+	lifetime        time.Duration
+	noEvents        bool
+	heartbeat       time.Duration
+	secret          []byte
+	callbackHandler http.Handler
+	callbackRetries []time.Duration
 }
 
 // Option configures a Server.
@@ -83,18 +99,49 @@ func WithRateLimit(perMinute int) Option { return func(c *config) { c.rateLimit 
 // WithCaseLifetime sets how long a new case stays open before it expires. Default 24 h.
 func WithCaseLifetime(d time.Duration) Option { return func(c *config) { c.lifetime = d } }
 
+// WithoutEvents leaves events_url out of the cases: the service offers polling only.
+func WithoutEvents() Option { return func(c *config) { c.noEvents = true } }
+
+// WithHeartbeat makes event streams send a comment line every d (the spec defines no
+// keepalive; many servers send one). Default: none.
+func WithHeartbeat(d time.Duration) Option { return func(c *config) { c.heartbeat = d } }
+
+// WithCallbackSecret sets the secret callbacks are signed with (HMAC-SHA256, §9). Default
+// [DefaultCallbackSecret].
+func WithCallbackSecret(secret []byte) Option {
+	return func(c *config) { c.secret = append([]byte(nil), secret...) }
+}
+
+// WithCallbackHandler delivers callbacks to h in memory, whatever hitl_callback_url says,
+// instead of over HTTP: usable inside a testing/synctest bubble.
+func WithCallbackHandler(h http.Handler) Option { return func(c *config) { c.callbackHandler = h } }
+
+// DefaultCallbackSecret signs callbacks unless WithCallbackSecret says otherwise.
+const DefaultCallbackSecret = "hitltest-callback-secret"
+
 func newServer(opts []Option) *Server {
 	s := &Server{
-		cfg:     config{retryAfter: time.Second, rateLimit: 60, lifetime: 24 * time.Hour},
-		closed:  make(chan struct{}),
-		created: make(chan string, 4096),
-		cases:   make(map[string]*fakeCase),
-		faults:  make(map[string][]Fault),
+		cfg: config{retryAfter: time.Second, rateLimit: 60, lifetime: 24 * time.Hour,
+			secret: []byte(DefaultCallbackSecret),
+			// §9: the service retries a failed callback at most 3 times, after 1 s, 5 s, 30 s.
+			callbackRetries: []time.Duration{time.Second, 5 * time.Second, 30 * time.Second}},
+		closed:         make(chan struct{}),
+		created:        make(chan string, 4096),
+		cases:          make(map[string]*fakeCase),
+		faults:         make(map[string][]Fault),
+		streamFaults:   make(map[string][]StreamFault),
+		callbackFaults: make(map[string][]CallbackFault),
 	}
+	s.stop, s.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(&s.cfg)
 	}
 	s.handler = s.routes()
+	if s.cfg.callbackHandler != nil {
+		s.callbackClient = &http.Client{Transport: &memhttp.Transport{Handler: s.cfg.callbackHandler}}
+	} else {
+		s.callbackClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
 	return s
 }
 
@@ -130,10 +177,19 @@ func NewMemoryServer(tb testing.TB, opts ...Option) *Server {
 // Client returns an HTTP client that reaches the server.
 func (s *Server) Client() *http.Client { return s.client }
 
-// Close ends stalled requests and shuts the server down. It may be called more than once.
+// Close ends stalled requests, open event streams and pending callback deliveries, and shuts
+// the server down. It may be called more than once.
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closed)
+		s.cancel()
+		s.mu.Lock()
+		for _, c := range s.cases {
+			c.expiry.Stop()
+		}
+		s.mu.Unlock()
+		s.deliveries.Wait()
+		s.callbackClient.CloseIdleConnections()
 		if s.srv != nil {
 			s.srv.Close()
 		}
@@ -211,7 +267,7 @@ func (s *Server) Case(id string) (CaseState, bool) {
 	if !ok {
 		return CaseState{}, false
 	}
-	c.expireIfDue(time.Now())
+	s.expireIfDue(c, time.Now())
 	return CaseState{ID: c.id, Type: c.typ, State: c.state, ReviewURL: c.reviewURL(s.URL), Polls: c.polls}, true
 }
 
@@ -228,6 +284,26 @@ func (s *Server) Open(id string) error {
 			c.state, c.openedAt = "opened", now
 		}
 	})
+}
+
+// Remind records a reminder sent to the human now (reminder_sent_at on the poll, a
+// review.reminder event on the stream) with message.
+func (s *Server) Remind(id, message string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.cases[id]
+	if !ok {
+		return ErrNoCase
+	}
+	now := time.Now()
+	s.expireIfDue(c, now)
+	if c.terminal() {
+		return ErrClosed
+	}
+	c.reminderAt = now
+	c.version++
+	c.emit("review.reminder", map[string]any{"case_id": c.id, "reminder_at": stamp(now), "message": message})
+	return nil
 }
 
 // Progress marks the case in_progress with p.
@@ -280,13 +356,59 @@ func (s *Server) update(id string, f func(*fakeCase, time.Time)) error {
 		return ErrNoCase
 	}
 	now := time.Now()
-	c.expireIfDue(now)
+	s.expireIfDue(c, now)
 	if c.terminal() {
 		return ErrClosed
 	}
+	before := c.state
 	f(c, now)
-	c.version++
+	if c.state != before || c.state == "in_progress" {
+		s.changed(c)
+	}
 	return nil
+}
+
+// changed records a new state of c: a new version for the ETag, an event for its streams,
+// and, for a terminal state, a callback. Guarded by mu.
+func (s *Server) changed(c *fakeCase) {
+	c.version++
+	name := "review." + c.state
+	data := map[string]any{"case_id": c.id}
+	switch c.state {
+	case "opened":
+		data["opened_at"] = stamp(c.openedAt)
+	case "in_progress":
+		data["opened_at"] = stamp(c.openedAt)
+		if c.progress != nil {
+			data["progress"] = c.progress
+		}
+	case "completed":
+		data["completed_at"] = stamp(c.endedAt)
+		data["result"] = map[string]any{"action": c.action, "data": c.data}
+	case "expired":
+		data["expired_at"] = stamp(c.endedAt)
+		data["default_action"] = c.defaultAction
+	case "cancelled":
+		data["cancelled_at"] = stamp(c.endedAt)
+		data["reason"] = c.reason
+	default:
+		return
+	}
+	c.emit(name, data)
+	if c.terminal() {
+		c.expiry.Stop()
+		if c.callbackURL != "" {
+			s.sendCallback(c, name)
+		}
+	}
+}
+
+// expireIfDue ends c as expired when its time is up. Guarded by mu.
+func (s *Server) expireIfDue(c *fakeCase, now time.Time) {
+	if !c.terminal() && !now.Before(c.expiresAt) {
+		c.state, c.endedAt = "expired", c.expiresAt
+		s.changed(c)
+	}
 }
 
 // fakeCase is one case's state. Guarded by Server.mu.
@@ -301,20 +423,21 @@ type fakeCase struct {
 	data                                  json.RawMessage
 	by                                    *hitl.Responder
 	reason                                string
+	reminderAt                            time.Time
+	callbackURL                           string
 	version                               int
 	polls                                 int
 	window                                []time.Time
+	expiry                                *time.Timer
+
+	// events is the case's event stream so far; news is closed and replaced each time an
+	// event is added, to wake the streams.
+	events []streamEvent
+	news   chan struct{}
 }
 
 func (c *fakeCase) terminal() bool {
 	return c.state == "completed" || c.state == "expired" || c.state == "cancelled"
-}
-
-func (c *fakeCase) expireIfDue(now time.Time) {
-	if !c.terminal() && !now.Before(c.expiresAt) {
-		c.state, c.endedAt = "expired", c.expiresAt
-		c.version++
-	}
 }
 
 func (c *fakeCase) reviewURL(base string) string {
@@ -328,6 +451,9 @@ func (c *fakeCase) pollBody() map[string]any {
 	b := map[string]any{"status": c.state, "case_id": c.id, "created_at": stamp(c.createdAt), "expires_at": stamp(c.expiresAt)}
 	if !c.openedAt.IsZero() {
 		b["opened_at"] = stamp(c.openedAt)
+	}
+	if !c.reminderAt.IsZero() {
+		b["reminder_sent_at"] = stamp(c.reminderAt)
 	}
 	switch c.state {
 	case "in_progress":
