@@ -380,7 +380,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		mu.Lock()
 		defer mu.Unlock()
 		if u.Reminder {
-			u.State = cmp.Or(last.State, statePending)
+			u.State, u.Progress, u.OpenedAt = cmp.Or(last.State, statePending), last.Progress, last.OpenedAt
 		}
 		// A stream resumed from its start replays states the poll has already passed.
 		if ru, rl := stateRank(u.State), stateRank(last.State); ru >= 0 && ru < rl {

@@ -47,7 +47,7 @@ const (
 	StreamOversized
 	// StreamUnauthorized answers 401.
 	StreamUnauthorized
-	// Stream503 answers 503 with the server's Retry-After.
+	// Stream503 answers 503 with Retry-After: 2.
 	Stream503
 )
 
@@ -91,7 +91,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	case fault == Stream503:
 		s.record(r, id, http.StatusServiceUnavailable)
-		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+		w.Header().Set("Retry-After", "2")
 		http.Error(w, "unavailable", http.StatusServiceUnavailable)
 		return
 	}
