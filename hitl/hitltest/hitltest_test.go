@@ -151,3 +151,103 @@ func TestPollProtocol(t *testing.T) {
 		}
 	})
 }
+
+// TestEventStream: the stream replays the events after Last-Event-ID, sends new ones as they
+// happen (the expiry by the clock included), and closes after the terminal one.
+func TestEventStream(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t)
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/approval", strings.NewReader(`{"timeout":"1m","default_action":"approve"}`))
+		resp, err := s.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := hitl.Detect(resp, nil)
+		resp.Body.Close()
+		if err != nil || it.Case.EventsURL == "" {
+			t.Fatalf("Detect = %v, %v", it, err)
+		}
+		_ = s.Open(it.ID())
+		_ = s.Remind(it.ID(), "nudge")
+		stream := func(lastID string) string {
+			req, _ := http.NewRequest(http.MethodGet, it.Case.EventsURL, nil)
+			if lastID != "" {
+				req.Header.Set("Last-Event-ID", lastID)
+			}
+			resp, err := s.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+				t.Fatalf("Content-Type %q", ct)
+			}
+			b, _ := io.ReadAll(resp.Body) // ends when the server closes after the terminal event
+			return string(b)
+		}
+		all := stream("") // blocks until the case expires at 1 min
+		for _, want := range []string{"id: evt_1\nevent: review.opened\n", "id: evt_2\nevent: review.reminder\n",
+			`"message":"nudge"`, "id: evt_3\nevent: review.expired\n", `"default_action":"approve"`} {
+			if !strings.Contains(all, want) {
+				t.Errorf("stream lacks %q:\n%s", want, all)
+			}
+		}
+		if rest := stream("evt_2"); strings.Contains(rest, "evt_1") || strings.Contains(rest, "evt_2") || !strings.Contains(rest, "evt_3") {
+			t.Errorf("resumed after evt_2:\n%s", rest)
+		}
+	})
+}
+
+// TestCallbackRetries: a callback answered 5xx is retried after 1 s, 5 s and 30 s (§9), and
+// a 2xx or 4xx ends the retries.
+func TestCallbackRetries(t *testing.T) {
+	tests := []struct {
+		name    string
+		answers []int
+		want    []time.Duration
+	}{
+		{"accepted", []int{200}, []time.Duration{0}},
+		{"5xx then accepted", []int{503, 500, 200}, []time.Duration{0, time.Second, 6 * time.Second}},
+		{"always 5xx", []int{500, 500, 500, 500, 500}, []time.Duration{0, time.Second, 6 * time.Second, 36 * time.Second}},
+		{"refused", []int{401}, []time.Duration{0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				n := 0
+				var sigs []string
+				agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					sigs = append(sigs, r.Header.Get("X-HITL-Signature"))
+					w.WriteHeader(tt.answers[min(n, len(tt.answers)-1)])
+					n++
+				})
+				s := hitltest.NewMemoryServer(t, hitltest.WithCallbackHandler(agent))
+				req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/approval", strings.NewReader(`{"hitl_callback_url":"https://agent.test/cb"}`))
+				resp, err := s.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				it, _ := hitl.Detect(resp, nil)
+				resp.Body.Close()
+				start := time.Now()
+				if err := s.Respond(it.ID(), "approve", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				<-time.After(time.Minute)
+				var got []time.Duration
+				for _, d := range s.Callbacks() {
+					got = append(got, d.Time.Sub(start))
+					if d.Event != "review.completed" || d.CaseID != it.ID() {
+						t.Errorf("callback %+v", d)
+					}
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("delivery times (-want +got):\n%s", diff)
+				}
+				if len(sigs) == 0 || !strings.HasPrefix(sigs[0], "sha256=") || len(sigs[0]) != len("sha256=")+64 {
+					t.Errorf("signature header %q", sigs)
+				}
+			})
+		})
+	}
+}
