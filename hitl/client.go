@@ -322,7 +322,7 @@ type WaitOptions struct {
 //
 // It waits the best way available. It always polls poll_url, paced by the service, as the
 // source of truth. When the case has an events_url it also follows that event stream (§8.5,
-// reconnecting with Last-Event-ID), and when the client has [WithCallbacks] it also listens
+// reconnecting with Last-Event-ID) from the first poll that shows the case waiting, and when the client has [WithCallbacks] it also listens
 // for the case's callback (§9). A terminal event or callback makes it poll at once (never
 // more than once a second) to confirm; whichever way learns the outcome first ends the wait
 // and the others stop. An event stream the service refuses or keeps failing is dropped and
@@ -408,9 +408,12 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if c.callbacks != nil && !o.PollOnly {
 		defer c.callbacks.watch(cs.CaseID, kick)()
 	}
+	// The stream opens once a poll has shown the case waiting: a case already ended needs
+	// none, and while the poll fails a terminal event could not be confirmed anyway.
+	follow := func() {}
 	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, c.detect.AllowLocalHTTP) == "" {
 		s := &transport.Subscriber{Client: c.http, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
-		wg.Go(func() { c.follow(ctx, cs, s, report, kick) })
+		follow = sync.OnceFunc(func() { wg.Go(func() { c.follow(ctx, cs, s, report, kick) }) })
 	}
 
 	res, err := transport.PollOnWake(ctx, p, cs.PollURL, wake, func(body []byte) (*Result, bool, error) {
@@ -423,6 +426,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 				slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
 		}
 		report(*u)
+		follow()
 		return nil, false, nil
 	})
 	if err != nil {
