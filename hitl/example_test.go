@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 
@@ -123,4 +124,50 @@ func ExampleWriteTo() {
 	// Deployment plan ready.
 	// Approve the deployment?
 	// Review: https://svc.example/review/1?token=abc
+}
+
+// An agent with a public endpoint receives the service's callbacks: it mounts a Callbacks
+// handler, asks for callbacks on each call, and Wait wakes as soon as a signed callback
+// arrives, confirming the outcome with one poll.
+func ExampleNewCallbacks() {
+	callbacks, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), nil)
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /hitl/callbacks", callbacks)
+	agent := httptest.NewServer(mux) // the agent's public endpoint
+	defer agent.Close()
+
+	svc := hitltest.Start(hitltest.WithoutEvents())
+	defer svc.Close()
+	go func() {
+		id := svc.NextCase(nil)
+		_ = svc.Respond(id, "confirm", nil, nil)
+	}()
+
+	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(),
+		hitl.WithCallbacks(callbacks), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+	if err != nil {
+		panic(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/confirmation", strings.NewReader(`{}`))
+	resp, err := client.Do(context.Background(), req, &hitl.CallOptions{CallbackURL: agent.URL + "/hitl/callbacks"})
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	fmt.Println("callback URL echoed:", resp.Interrupt.Case.CallbackURL == agent.URL+"/hitl/callbacks")
+	fmt.Println("result:", resp.Result.Status, resp.Result.Action)
+
+	// A callback signed with another secret is refused.
+	forged := httptest.NewRequest(http.MethodPost, "/hitl/callbacks", strings.NewReader(`{"event":"review.completed","case_id":"review_1"}`))
+	forged.Header.Set(hitl.SignatureHeader, "sha256="+strings.Repeat("0", 64))
+	w := httptest.NewRecorder()
+	callbacks.ServeHTTP(w, forged)
+	fmt.Println("forged callback:", w.Code)
+	// Output:
+	// callback URL echoed: true
+	// result: completed confirm
+	// forged callback: 401
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // FuzzDetect feeds arbitrary 202 bodies to Detect: it must never panic, must restore the body
@@ -103,4 +106,33 @@ func vectorFiles(tb testing.TB) []string {
 		}
 	}
 	return out
+}
+
+// FuzzCallback posts arbitrary bodies and signature headers to a Callbacks handler: it never
+// panics, and never accepts a body whose signature does not verify.
+func FuzzCallback(f *testing.F) {
+	secret := []byte(hitltest.DefaultCallbackSecret)
+	for _, body := range []string{
+		`{"event":"review.completed","case_id":"review_abc","completed_at":"2026-11-22T10:00:00Z","result":{"action":"approve","data":{}}}`,
+		`{"event":"review.expired","case_id":"review_abc","timestamp":"2026-11-22T10:00:00Z"}`,
+		`{"event":"","case_id":"a/../b"}`,
+		`[]`,
+	} {
+		f.Add([]byte(body), transport.SignHMACSHA256(secret, []byte(body), "sha256="))
+		f.Add([]byte(body), "sha256="+strings.Repeat("A", 64))
+	}
+	cb, err := hitl.NewCallbacks(secret, &hitl.CallbacksOptions{MaxBody: 4 << 10})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, sig string) {
+		req := httptest.NewRequest(http.MethodPost, "/cb", bytes.NewReader(body))
+		req.Header.Set(hitl.SignatureHeader, sig)
+		w := httptest.NewRecorder()
+		cb.ServeHTTP(w, req)
+		verified := transport.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=")
+		if w.Code == http.StatusOK && !verified {
+			t.Fatalf("accepted an unverified callback (%d)", w.Code)
+		}
+	})
 }

@@ -67,3 +67,35 @@ func TestConnectCRLFAtOnce(t *testing.T) {
 		}
 	})
 }
+
+// FuzzConnect feeds arbitrary bytes as an event stream: Connect must return, without panic,
+// having delivered only events that were whole in the input.
+func FuzzConnect(f *testing.F) {
+	for _, seed := range []string{
+		"id: 1\nevent: review.opened\ndata: {\"case_id\":\"c\"}\n\n",
+		": ping\n\nevent: a\r\ndata: x\r\n\r\ndata: y\rdata: z\r\r",
+		"retry: 5000\n\nid: 2\ndata: cut",
+		"data\n\ndata:\n\nid:\nevent:\n\n",
+		"id: 1\nid: 2\ndata: a\ndata: b\n\n\n\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, stream []byte) {
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			_, _ = w.Write(stream)
+		})
+		cfg := &Config{Client: &http.Client{Transport: &memhttp.Transport{Handler: h}}, MaxEventSize: 1 << 12}
+		total := 0
+		_, err := Connect(context.Background(), cfg, "https://svc.example/e", "", func(ev Event) bool {
+			total += len(ev.Data)
+			return true
+		})
+		if total > len(stream) {
+			t.Fatalf("delivered %d bytes of data from a %d-byte stream", total, len(stream))
+		}
+		if err != nil && !errors.Is(err, ErrEventTooLarge) {
+			t.Fatalf("Connect = %v", err)
+		}
+	})
+}
