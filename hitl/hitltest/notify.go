@@ -296,4 +296,3 @@ func post(ctx context.Context, client *http.Client, url string, body []byte, sig
 	_ = resp.Body.Close()
 	return resp.StatusCode
 }
-
