@@ -374,3 +374,46 @@ func TestSetCallbackURL(t *testing.T) {
 		}
 	}
 }
+
+// TestCallbacksReceiver: both documented bodies are accepted, upper-case hex verifies, and
+// everything else is refused with the status that stops or fixes the sender (cases 28–30).
+func TestCallbacksReceiver(t *testing.T) {
+	secret := []byte("per-service-secret")
+	cb, err := hitl.NewCallbacks(secret, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(body string) string { return transport.SignHMACSHA256(secret, []byte(body), "sha256=") }
+	spec := `{"event":"review.completed","case_id":"review_1","completed_at":"2026-11-22T10:00:00Z","result":{"action":"approve","data":{}}}`
+	openapi := `{"event":"review.expired","case_id":"review_2","timestamp":"2026-11-22T10:00:00Z"}`
+	tests := []struct {
+		name, body, sig string
+		want            int
+	}{
+		{"spec body", spec, sign(spec), 200},
+		{"openapi body", openapi, sign(openapi), 200},
+		{"duplicate", spec, sign(spec), 200},
+		{"upper-case hex", `{"event":"review.cancelled","case_id":"review_3"}`,
+			"sha256=" + strings.ToUpper(strings.TrimPrefix(sign(`{"event":"review.cancelled","case_id":"review_3"}`), "sha256=")), 200},
+		{"reformatted under the old signature", strings.Replace(spec, `":"`, `": "`, 1), sign(spec), 401},
+		{"no prefix", spec, strings.TrimPrefix(sign(spec), "sha256="), 401},
+		{"no header", spec, "", 401},
+		{"no case_id", `{"event":"review.completed"}`, sign(`{"event":"review.completed"}`), 400},
+		{"malformed case_id", `{"event":"review.completed","case_id":"a/../b"}`, sign(`{"event":"review.completed","case_id":"a/../b"}`), 400},
+		{"no event", `{"case_id":"review_1"}`, sign(`{"case_id":"review_1"}`), 400},
+	}
+	for _, tt := range tests {
+		req := httptest.NewRequest(http.MethodPost, "/cb", strings.NewReader(tt.body))
+		if tt.sig != "" {
+			req.Header.Set(hitl.SignatureHeader, tt.sig)
+		}
+		w := httptest.NewRecorder()
+		cb.ServeHTTP(w, req)
+		if w.Code != tt.want {
+			t.Errorf("%s: answered %d, want %d", tt.name, w.Code, tt.want)
+		}
+	}
+	if _, err := hitl.NewCallbacks(nil, nil); err == nil {
+		t.Error("NewCallbacks accepted an empty secret")
+	}
+}

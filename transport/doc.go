@@ -1,7 +1,19 @@
 // Package transport is the waiting machinery shared by every protocol in hitlkit: the [Result]
-// every wait yields, and the poll loop ([Poll]) that honours server pacing (Retry-After, ETag and
-// 304), backs off on transient failures without ever ending a long wait, and ends on permanent
-// ones with a typed error.
+// every wait yields, and the ways of learning it.
+//
+//   - [Poll] and [PollOnWake] GET a status URL until it reports a terminal state, honouring
+//     server pacing (Retry-After, ETag and 304), backing off on transient failures without
+//     ever ending a long wait, and ending on permanent ones with a typed error. PollOnWake also
+//     polls early when told the state changed.
+//   - [Subscribe] follows a Server-Sent Events stream, reconnecting with Last-Event-ID after a
+//     drop, a clean close or a silent half-open connection, and reports [ErrStreamUnavailable]
+//     when the server has none.
+//   - [Receiver] is an http.Handler for notifications a server POSTs to the agent (signed
+//     callbacks, push notifications); it verifies them ([VerifyHMACSHA256]) and hands them to a
+//     [Mailbox], which wakes the wait they concern, or keeps them until it begins.
+//
+// A protocol package combines them: a notification or an event is only a reason to poll
+// at once, and the poll is the source of truth.
 //
 // It knows nothing of what a response means: the protocol packages (hitl, and later a2a and
 // hxp) pass a decoder that turns one response body into "keep waiting" or a terminal value.

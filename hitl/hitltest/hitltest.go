@@ -2,9 +2,12 @@
 // shape of net/http/httptest.
 //
 // It plays both sides an agent meets: the service that answers a call with a 202 and a hitl
-// object (POST /actions/{type}), and the review service behind it (the poll endpoint and a
-// plain review page). A test scripts the human (Open, Progress, Respond, Cancel, Expire),
-// injects faults (FailNext), and inspects what the agent sent (Requests).
+// object (POST /actions/{type}), and the review service behind it: the poll endpoint, an
+// event stream per case (Server-Sent Events with Last-Event-ID replay), signed callbacks to
+// the hitl_callback_url a call gave (retried after 1 s, 5 s and 30 s on a 5xx), and a plain
+// review page. A test scripts the human (Open, Progress, Remind, Respond, Cancel, Expire),
+// injects faults (FailNext for polls, FailStream, FailCallback), and inspects what the agent
+// sent (Requests) and what the service sent it (Callbacks).
 //
 // [NewServer] binds loopback and registers its own cleanup; [NewMemoryServer] serves through
 // an in-memory transport, with no socket, so it works inside a testing/synctest bubble;
