@@ -116,6 +116,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		defer t.Stop()
 		beat = t.C
 	}
+	s.mu.Lock()
+	expiry := time.NewTimer(max(time.Until(c.expiresAt), 0))
+	s.mu.Unlock()
+	defer expiry.Stop()
 	sent := r.Header.Get("Last-Event-ID")
 	for first := true; ; first = false {
 		s.mu.Lock()
@@ -124,7 +128,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		if fault != StreamHeartbeatsOnly {
 			pending = eventsAfter(c.events, sent)
 		}
-		news, terminal, expires := c.news, c.terminal(), c.expiresAt
+		news, terminal := c.news, c.terminal()
 		s.mu.Unlock()
 
 		for _, e := range pending {
@@ -154,20 +158,17 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		if terminal && fault != StreamNeverClose && fault != StreamHeartbeatsOnly {
 			return
 		}
-		expiry := time.NewTimer(max(time.Until(expires), 0))
 		select {
 		case <-news:
-		case <-expiry.C:
+		case <-expiry.C: // the next pass expires the case
 		case <-beat:
 			if _, err := io.WriteString(w, ": heartbeat\n\n"); err != nil {
-				expiry.Stop()
 				return
 			}
 			flush()
 		case <-r.Context().Done():
 		case <-s.stop.Done():
 		}
-		expiry.Stop()
 		if r.Context().Err() != nil || s.stop.Err() != nil {
 			return
 		}
