@@ -144,8 +144,8 @@ func orDefault[T int | time.Duration](v, def T) T {
 //
 // Answers: 200 for a verified notification, duplicates included (so the sender stops
 // retrying); 401 when Verify refuses (nothing is delivered); 400 when Parse fails; 405 for a
-// method other than POST; 413 for a body over MaxBody; 503 when the mailbox is full. A
-// Receiver is safe for concurrent use once set up.
+// method other than POST; 413 for a body over MaxBody; 503 when the mailbox is full; 500
+// when a required field is missing. A Receiver is safe for concurrent use once set up.
 type Receiver struct {
 	// Mailbox receives the notifications. Required.
 	Mailbox *Mailbox
@@ -161,6 +161,10 @@ type Receiver struct {
 
 // ServeHTTP implements http.Handler.
 func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rc.Mailbox == nil || rc.Verify == nil || rc.Parse == nil {
+		http.Error(w, "receiver not configured", http.StatusInternalServerError)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

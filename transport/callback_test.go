@@ -137,3 +137,11 @@ func TestReceiver(t *testing.T) {
 		}
 	}
 }
+
+func TestReceiverUnconfigured(t *testing.T) {
+	w := httptest.NewRecorder()
+	(&transport.Receiver{}).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/cb", strings.NewReader("{}")))
+	if w.Code != http.StatusInternalServerError {
+		t.Errorf("answered %d, want 500", w.Code)
+	}
+}
