@@ -4,6 +4,7 @@ go 1.25
 
 require (
 	github.com/cenkalti/backoff/v4 v4.3.0
+	github.com/coder/websocket v1.8.15
 	github.com/google/go-cmp v0.7.0
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/sosodev/duration v1.4.0

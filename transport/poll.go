@@ -52,6 +52,9 @@ type Poller struct {
 	// Logger receives one debug record per poll (host and path only, never the query).
 	// Nil means silent.
 	Logger *slog.Logger
+	// Waiting, when set, reports from a 200's headers alone that the state is still a
+	// waiting one (HXP's HXP-Status header); the body is then not read. Nil reads every body.
+	Waiting func(http.Header) bool
 }
 
 // Decoder interprets the body of one 200 poll response. It returns done=true with the
@@ -201,6 +204,7 @@ func pollOnce[T any](ctx context.Context, cfg *Poller, url string, etag *string,
 	}
 
 	switch code := resp.StatusCode; {
+	case code == http.StatusOK && cfg.Waiting != nil && cfg.Waiting(resp.Header):
 	case code == http.StatusOK:
 		body, err := httpx.ReadLimited(resp.Body, cfg.MaxBody)
 		if errors.Is(err, httpx.ErrBodyTooLarge) {

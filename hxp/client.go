@@ -1,0 +1,528 @@
+package hxp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// DefaultAPIPrefix is where the HTTP binding mounts its endpoints (§5.1, §10).
+const DefaultAPIPrefix = "/hxp/v1"
+
+// Defaults.
+const (
+	// DefaultPollInterval paces polls; HXP defines no Retry-After, and the reference SDK
+	// polls every 2 s.
+	DefaultPollInterval = 5 * time.Second
+	// DefaultMessageLimit bounds one WebSocket message.
+	DefaultMessageLimit = 1 << 20
+)
+
+// Client talks to one HXP server, as an agent (create, wait, cancel, list) and, with a human
+// token, as a human client (inbox, resolve). Create it with [NewClient]; it is safe for
+// concurrent use and holds no per-request state.
+type Client struct {
+	base           *url.URL
+	prefix         string
+	http           *http.Client
+	agentKey       func(context.Context) (string, error)
+	humanToken     func(context.Context) (string, error)
+	logger         *slog.Logger
+	interval       time.Duration
+	allowLocalHTTP bool
+}
+
+// Option configures a Client; an option given a bad value makes NewClient fail.
+type Option func(*Client) error
+
+// NewClient returns a client for the server at baseURL (scheme and host, e.g.
+// "https://hxp.example"). Defaults: http.DefaultClient, endpoints under /hxp/v1, polls every
+// 5 s, no credentials, silent, HTTPS only (§7).
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, errors.New("hxp: NewClient: base URL must be an absolute http(s) URL")
+	}
+	c := &Client{base: u, prefix: DefaultAPIPrefix, http: http.DefaultClient,
+		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, fmt.Errorf("hxp: NewClient: %w", err)
+		}
+	}
+	if u.Scheme == "http" && !(c.allowLocalHTTP && isLocal(u.Hostname())) {
+		return nil, errors.New("hxp: NewClient: HXP requires TLS (§7); http is allowed only for localhost with WithAllowLocalHTTP")
+	}
+	return c, nil
+}
+
+func isLocal(host string) bool { return host == "localhost" || host == "127.0.0.1" || host == "::1" }
+
+// WithHTTPClient sends every request through a copy of hc.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("WithHTTPClient: nil client")
+		}
+		cp := *hc
+		c.http = &cp
+		return nil
+	}
+}
+
+// WithAgentKey sets the source of the agent's API key, sent as a bearer token on the agent's
+// endpoints and the WebSocket. It is called per request and must be safe for concurrent use.
+func WithAgentKey(source func(context.Context) (string, error)) Option {
+	return func(c *Client) error {
+		if source == nil {
+			return errors.New("WithAgentKey: nil source")
+		}
+		c.agentKey = source
+		return nil
+	}
+}
+
+// WithHumanToken sets the source of the human's token, sent on Inbox and Resolve.
+func WithHumanToken(source func(context.Context) (string, error)) Option {
+	return func(c *Client) error {
+		if source == nil {
+			return errors.New("WithHumanToken: nil source")
+		}
+		c.humanToken = source
+		return nil
+	}
+}
+
+// WithAPIPrefix mounts the endpoints under prefix instead of /hxp/v1 (the OpenAPI file of
+// the reference implementation puts them at the server root under /v1, for one).
+func WithAPIPrefix(prefix string) Option {
+	return func(c *Client) error {
+		if prefix != "" && !strings.HasPrefix(prefix, "/") {
+			return errors.New("WithAPIPrefix: prefix must start with /")
+		}
+		c.prefix = strings.TrimSuffix(prefix, "/")
+		return nil
+	}
+}
+
+// WithPollInterval sets the delay between polls (at least 1 s). Default 5 s.
+func WithPollInterval(d time.Duration) Option {
+	return func(c *Client) error {
+		if d < time.Second {
+			return errors.New("WithPollInterval: under 1 s")
+		}
+		c.interval = d
+		return nil
+	}
+}
+
+// WithLogger sends debug records (request ids, hosts and paths; never keys, tokens or
+// results) to l.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) error {
+		if l == nil {
+			return errors.New("WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithAllowLocalHTTP admits http://localhost and http://127.0.0.1 servers, for development.
+func WithAllowLocalHTTP() Option {
+	return func(c *Client) error {
+		c.allowLocalHTTP = true
+		return nil
+	}
+}
+
+// The error categories of §5.3; match with errors.Is. The concrete error is an [*APIError].
+var (
+	// ErrBadRequest: 400, the server found the request invalid.
+	ErrBadRequest = errors.New("hxp: bad request")
+	// ErrUnauthorized: 401, invalid API key or token.
+	ErrUnauthorized = transport.ErrUnauthorized
+	// ErrNotFound: 404, no such request.
+	ErrNotFound = transport.ErrNotFound
+	// ErrTimedOut: 408, the request timed out.
+	ErrTimedOut = errors.New("hxp: request timed out")
+	// ErrAlreadyResolved: 409, the request was already resolved (or cancelled).
+	ErrAlreadyResolved = errors.New("hxp: request already resolved")
+	// ErrInvalidResolution: 422, the result does not fit the request.
+	ErrInvalidResolution = errors.New("hxp: invalid resolution")
+)
+
+// APIError is an error answer of the server. Code is the server's error code when it sent
+// one ("reason_required"); Message its message. Neither ever holds a credential.
+type APIError struct {
+	Op         string
+	StatusCode int
+	Code       string
+	Message    string
+}
+
+func (e *APIError) Error() string {
+	s := fmt.Sprintf("hxp: %s: %d %s", e.Op, e.StatusCode, http.StatusText(e.StatusCode))
+	if e.Code != "" {
+		s += " (" + e.Code + ")"
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+// Is matches the sentinel of the status's category (§5.3).
+func (e *APIError) Is(target error) bool {
+	switch e.StatusCode {
+	case http.StatusBadRequest:
+		return target == ErrBadRequest
+	case http.StatusUnauthorized:
+		return target == ErrUnauthorized
+	case http.StatusNotFound:
+		return target == ErrNotFound
+	case http.StatusRequestTimeout:
+		return target == ErrTimedOut
+	case http.StatusConflict:
+		return target == ErrAlreadyResolved
+	case http.StatusUnprocessableEntity:
+		return target == ErrInvalidResolution
+	}
+	return target == transport.ErrUnexpectedStatus
+}
+
+type who int
+
+const (
+	asAgent who = iota
+	asHuman
+)
+
+// call sends one request and decodes a 2xx JSON answer into out.
+func (c *Client) call(ctx context.Context, op, method, target string, as who, in, out any) (http.Header, error) {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("hxp: %s: %w", op, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	if err != nil {
+		return nil, fmt.Errorf("hxp: %s: %w", op, httpx.StripURL(err))
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if err := c.authorize(ctx, req, as); err != nil {
+		return nil, fmt.Errorf("hxp: %s: %w", op, err)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("hxp: %s %s: %w", op, httpx.Redact(target), httpx.StripURL(err))
+	}
+	defer httpx.DrainClose(resp.Body)
+	raw, err := httpx.ReadLimited(resp.Body, 0)
+	if err != nil {
+		return nil, fmt.Errorf("hxp: %s: read answer: %w", op, httpx.StripURL(err))
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp", slog.String("op", op),
+		slog.String("url", httpx.Redact(target)), slog.Int("status", resp.StatusCode))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, apiError(op, resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return nil, fmt.Errorf("hxp: %s: answer is not the expected JSON: %w", op, err)
+		}
+	}
+	return resp.Header, nil
+}
+
+// apiError reads the error body of the reference server ({"error","message"}) leniently.
+func apiError(op string, code int, raw []byte) *APIError {
+	e := &APIError{Op: op, StatusCode: code}
+	var b struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(raw, &b) == nil {
+		if json.Unmarshal(b.Error, &e.Code) != nil {
+			var nested struct{ Code, Message string }
+			if json.Unmarshal(b.Error, &nested) == nil {
+				e.Code, b.Message = nested.Code, nested.Message
+			}
+		}
+		e.Message = b.Message
+	}
+	e.Code, e.Message = clip(e.Code, 64), clip(e.Message, 200)
+	return e
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// authorize adds the agent's key or the human's token, only for the server's own origin.
+func (c *Client) authorize(ctx context.Context, req *http.Request, as who) error {
+	source := c.agentKey
+	if as == asHuman {
+		source = c.humanToken
+	}
+	if source == nil || !c.sameOrigin(req.URL) {
+		return nil
+	}
+	v, err := source(ctx)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if v != "" {
+		req.Header.Set("Authorization", "Bearer "+v)
+	}
+	return nil
+}
+
+// sameOrigin reports whether u (http, https, ws or wss) is on the server's origin.
+func (c *Client) sameOrigin(u *url.URL) bool {
+	v := *u
+	switch v.Scheme {
+	case "ws":
+		v.Scheme = "http"
+	case "wss":
+		v.Scheme = "https"
+	}
+	return httpx.Origin(&v) == httpx.Origin(c.base)
+}
+
+func (c *Client) endpoint(path string, q url.Values) string {
+	u := *c.base
+	u.Path = strings.TrimSuffix(c.base.Path, "/") + c.prefix + path
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Create validates r and sends it (§5.1). A request that fails validation is a
+// [*RequestError] and nothing is sent. The answer's relative URLs are made absolute.
+func (c *Client) Create(ctx context.Context, r *Request) (*Created, error) {
+	if r == nil {
+		return nil, &RequestError{Problems: []FieldError{{"request", "nil"}}}
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	var out struct {
+		RequestID string `json:"request_id"`
+		Status    string `json:"status"`
+		CreatedAt string `json:"created_at"`
+		ExpiresAt string `json:"expires_at"`
+		PollURL   string `json:"poll_url"`
+		WSURL     string `json:"ws_url"`
+	}
+	if _, err := c.call(ctx, "create", http.MethodPost, c.endpoint("/requests", nil), asAgent, r, &out); err != nil {
+		return nil, err
+	}
+	if !validID(out.RequestID) {
+		return nil, errors.New("hxp: create: answer without a usable request_id")
+	}
+	cp := *r
+	cr := &Created{RequestID: out.RequestID, Status: out.Status, Request: &cp}
+	cr.CreatedAt, _ = time.Parse(time.RFC3339Nano, out.CreatedAt)
+	cr.ExpiresAt, _ = time.Parse(time.RFC3339Nano, out.ExpiresAt)
+	cr.PollURL = c.resolve(out.PollURL, false)
+	if cr.PollURL == "" {
+		cr.PollURL = c.endpoint("/requests/"+url.PathEscape(out.RequestID), nil)
+	}
+	cr.WSURL = c.resolve(out.WSURL, true)
+	return cr, nil
+}
+
+// resolve makes ref absolute against the server; for a WebSocket URL, with a ws(s) scheme.
+// It returns "" for an empty or unusable ref.
+func (c *Client) resolve(ref string, websocket bool) string {
+	if ref == "" {
+		return ""
+	}
+	u, err := c.base.Parse(ref)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	if websocket {
+		switch u.Scheme {
+		case "https":
+			u.Scheme = "wss"
+		case "http":
+			u.Scheme = "ws"
+		}
+		if u.Scheme != "wss" && !(u.Scheme == "ws" && c.allowLocalHTTP && isLocal(u.Hostname())) {
+			return ""
+		}
+	} else if u.Scheme != "https" && !(u.Scheme == "http" && c.allowLocalHTTP && isLocal(u.Hostname())) {
+		return ""
+	}
+	return u.String()
+}
+
+func validID(id string) bool {
+	return id != "" && len(id) <= 128 && !strings.ContainsAny(id, "/?#\\ ") && id != "." && id != ".."
+}
+
+// State is a request as the server reports it (§5.1 Poll): its status, and its receipt once
+// it has one. Request is the server's echo of the request, when it sends one.
+type State struct {
+	RequestID  string   `json:"request_id"`
+	Status     string   `json:"status"`
+	AssignedTo string   `json:"assigned_to,omitempty"`
+	Receipt    *Receipt `json:"receipt,omitempty"`
+	Request    *Request `json:"-"`
+}
+
+// UnmarshalJSON reads a state, and the request echoed beside it when the server sends the
+// action and payload (the reference server does).
+func (s *State) UnmarshalJSON(b []byte) error {
+	type plain State
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*s = State(p)
+	var probe struct {
+		Action Action `json:"action"`
+	}
+	if json.Unmarshal(b, &probe) == nil && probe.Action != "" {
+		var r Request
+		if r.UnmarshalJSON(b) == nil && r.Action() != "" {
+			s.Request = &r
+		}
+	}
+	return nil
+}
+
+// Get fetches a request's state (§5.1 Poll Request Status).
+func (c *Client) Get(ctx context.Context, requestID string) (*State, error) {
+	if !validID(requestID) {
+		return nil, errors.New("hxp: get: malformed request id")
+	}
+	var st State
+	if _, err := c.call(ctx, "get", http.MethodGet, c.endpoint("/requests/"+url.PathEscape(requestID), nil), asAgent, nil, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// Cancel cancels a request (reference server: POST /requests/{id}/cancel). A request already
+// resolved gives ErrAlreadyResolved.
+func (c *Client) Cancel(ctx context.Context, requestID string) error {
+	if !validID(requestID) {
+		return errors.New("hxp: cancel: malformed request id")
+	}
+	_, err := c.call(ctx, "cancel", http.MethodPost, c.endpoint("/requests/"+url.PathEscape(requestID)+"/cancel", nil), asAgent, struct{}{}, nil)
+	return err
+}
+
+// ListOptions filters [Client.List]. Zero fields do not filter; Limit 0 means the server's
+// default (the reference server caps it at 100).
+type ListOptions struct {
+	AgentID, ProjectID, Status string
+	Limit                      int
+}
+
+// List returns the agent's requests.
+func (c *Client) List(ctx context.Context, o *ListOptions) ([]State, error) {
+	q := url.Values{}
+	if o != nil {
+		set(q, "agent_id", o.AgentID)
+		set(q, "project_id", o.ProjectID)
+		set(q, "status", o.Status)
+		if o.Limit > 0 {
+			q.Set("limit", strconv.Itoa(o.Limit))
+		}
+	}
+	var out struct {
+		Requests []State `json:"requests"`
+	}
+	if _, err := c.call(ctx, "list", http.MethodGet, c.endpoint("/requests", q), asAgent, nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Requests, nil
+}
+
+func set(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+// InboxFilter filters [Client.Inbox]; zero fields do not filter.
+type InboxFilter struct {
+	Status   string
+	Priority Priority
+	Action   Action
+}
+
+// Inbox is the human's list of requests (§5.1 List Pending Requests).
+type Inbox struct {
+	Requests   []State `json:"requests"`
+	Total      int     `json:"total"`
+	Unresolved int     `json:"unresolved"`
+}
+
+// Inbox lists the requests waiting for the human whose token the client holds.
+func (c *Client) Inbox(ctx context.Context, f *InboxFilter) (*Inbox, error) {
+	q := url.Values{}
+	if f != nil {
+		set(q, "status", f.Status)
+		set(q, "priority", string(f.Priority))
+		set(q, "action", string(f.Action))
+	}
+	var out Inbox
+	if _, err := c.call(ctx, "inbox", http.MethodGet, c.endpoint("/inbox", q), asHuman, nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Resolve answers a request as the human (§5.1 Resolve Request): result is the option, the
+// "approved"/"rejected", or the value; reason is optional ("" sends null). A result that does
+// not fit is ErrInvalidResolution (422), a second answer ErrAlreadyResolved (409).
+func (c *Client) Resolve(ctx context.Context, requestID string, result any, reason string) (*Receipt, error) {
+	if !validID(requestID) {
+		return nil, errors.New("hxp: resolve: malformed request id")
+	}
+	in := struct {
+		Result any     `json:"result"`
+		Reason *string `json:"reason"`
+	}{Result: result}
+	if reason != "" {
+		in.Reason = &reason
+	}
+	var out struct {
+		Receipt *Receipt `json:"receipt"`
+	}
+	if _, err := c.call(ctx, "resolve", http.MethodPost, c.endpoint("/requests/"+url.PathEscape(requestID)+"/resolve", nil), asHuman, in, &out); err != nil {
+		return nil, err
+	}
+	if out.Receipt == nil {
+		return nil, errors.New("hxp: resolve: answer without a receipt")
+	}
+	return out.Receipt, nil
+}

@@ -1,0 +1,280 @@
+package hxptest
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/ws"
+)
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /hxp/v1/requests", s.agent(s.handleCreate))
+	mux.HandleFunc("GET /hxp/v1/requests", s.agent(s.handleList))
+	mux.HandleFunc("GET /hxp/v1/requests/{id}", s.agent(s.handleGet))
+	mux.HandleFunc("POST /hxp/v1/requests/{id}/cancel", s.agent(s.handleCancel))
+	mux.HandleFunc("GET /hxp/v1/inbox", s.human(s.handleInbox))
+	mux.HandleFunc("POST /hxp/v1/requests/{id}/resolve", s.human(s.handleResolve))
+	mux.HandleFunc("GET /hxp/ws/{id}", s.agent(s.handleWS))
+	mux.HandleFunc("GET /hxp/ws", s.agent(s.handleWS))
+	return mux
+}
+
+// recorder notes the status a handler answered with.
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets the WebSocket upgrade reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			s.mu.Lock()
+			s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+				Authorization: r.Header.Get("Authorization"), Status: rec.status})
+			s.mu.Unlock()
+		}()
+		if !bearer(r, token) {
+			writeError(rec, http.StatusUnauthorized, "unauthorized", "invalid API key or token")
+			return
+		}
+		h(rec, r)
+	}
+}
+
+func (s *Server) agent(h http.HandlerFunc) http.HandlerFunc { return s.guard(s.cfg.agentKey, h) }
+func (s *Server) human(h http.HandlerFunc) http.HandlerFunc { return s.guard(s.cfg.humanToken, h) }
+
+func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
+	var req hxp.Request
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "body is not a request")
+		return
+	}
+	if err := req.Validate(); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
+		return
+	}
+	now := time.Now()
+	rq := &request{id: newID(), req: req, status: "pending", createdAt: now, news: make(chan struct{})}
+	if req.TimeoutSeconds > 0 {
+		rq.expiresAt = now.Add(time.Duration(req.TimeoutSeconds) * time.Second)
+		rq.timer = time.AfterFunc(time.Duration(req.TimeoutSeconds)*time.Second, func() { s.timeout(rq) })
+	}
+	s.mu.Lock()
+	s.requests[rq.id] = rq
+	s.order = append(s.order, rq.id)
+	st := rq.state()
+	s.mu.Unlock()
+	select {
+	case s.created <- rq.id:
+	default:
+	}
+	out := map[string]any{"request_id": rq.id, "status": "pending", "created_at": st["created_at"],
+		"expires_at": st["expires_at"], "poll_url": "/hxp/v1/requests/" + rq.id}
+	wsBase := "ws" + strings.TrimPrefix(s.URL, "http")
+	switch s.cfg.shape {
+	case WSQuery:
+		out["ws_url"] = wsBase + "/hxp/ws?request_id=" + rq.id
+	case WSPath:
+		out["ws_url"] = wsBase + "/hxp/ws/" + rq.id
+	}
+	w.Header().Set("HXP-Status", "pending")
+	w.Header().Set("HXP-Request-Id", rq.id)
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	var fault int
+	if len(s.faults) > 0 {
+		fault, s.faults = s.faults[0], s.faults[1:]
+	}
+	rq, ok := s.requests[id]
+	var st map[string]any
+	var status string
+	if ok {
+		st, status = rq.state(), rq.status
+	}
+	s.mu.Unlock()
+	switch {
+	case fault != 0:
+		writeError(w, fault, "injected", http.StatusText(fault))
+	case !ok:
+		writeError(w, http.StatusNotFound, "not_found", "request not found")
+	default:
+		w.Header().Set("HXP-Status", status)
+		w.Header().Set("HXP-Request-Id", id)
+		writeJSON(w, http.StatusOK, st)
+	}
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	if limit <= 0 || limit > 100 {
+		limit = 100
+	}
+	s.mu.Lock()
+	out := []map[string]any{}
+	for _, id := range s.order {
+		rq := s.requests[id]
+		if (q.Get("agent_id") != "" && rq.req.AgentID != q.Get("agent_id")) ||
+			(q.Get("project_id") != "" && rq.req.ProjectID != q.Get("project_id")) ||
+			(q.Get("status") != "" && rq.status != q.Get("status")) {
+			continue
+		}
+		if len(out) < limit {
+			out = append(out, rq.state())
+		}
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"requests": out, "total": len(out)})
+}
+
+func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
+	switch err := s.Cancel(r.PathValue("id")); {
+	case errors.Is(err, ErrNoRequest):
+		writeError(w, http.StatusNotFound, "not_found", "request not found")
+	case errors.Is(err, ErrResolved):
+		writeError(w, http.StatusConflict, "already_resolved", "request already resolved")
+	default:
+		writeJSON(w, http.StatusOK, map[string]string{"status": "cancelled"})
+	}
+}
+
+func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	out := []map[string]any{}
+	unresolved := 0
+	for _, id := range s.order {
+		rq := s.requests[id]
+		if !rq.terminal() {
+			unresolved++
+		}
+		if (q.Get("status") != "" && rq.status != q.Get("status")) ||
+			(q.Get("priority") != "" && string(rq.req.Priority) != q.Get("priority")) ||
+			(q.Get("action") != "" && string(rq.req.Action()) != q.Get("action")) {
+			continue
+		}
+		out = append(out, rq.state())
+	}
+	total := len(s.order)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"requests": out, "total": total, "unresolved": unresolved})
+}
+
+func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Result json.RawMessage `json:"result"`
+		Reason *string         `json:"reason"`
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if json.Unmarshal(body, &in) != nil || len(in.Result) == 0 || string(in.Result) == "null" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "result is required")
+		return
+	}
+	reason := ""
+	if in.Reason != nil {
+		reason = *in.Reason
+	}
+	var result any
+	_ = json.Unmarshal(in.Result, &result)
+	rc, err := s.Resolve(r.PathValue("id"), result, reason, HumanID)
+	var mm *hxp.MismatchError
+	switch {
+	case errors.Is(err, ErrNoRequest):
+		writeError(w, http.StatusNotFound, "not_found", "request not found")
+	case errors.Is(err, ErrResolved):
+		writeError(w, http.StatusConflict, "already_resolved", "request already resolved")
+	case errors.As(err, &mm) && mm.Field == "reason":
+		writeError(w, http.StatusUnprocessableEntity, "reason_required", "a rejection needs a reason")
+	case errors.As(err, &mm):
+		writeError(w, http.StatusUnprocessableEntity, "invalid_result", mm.Problem)
+	case err != nil:
+		writeError(w, http.StatusBadRequest, "invalid_request", "result is not JSON")
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"receipt": rc})
+	}
+}
+
+// handleWS serves §5.2 at both shapes: on connect the terminal event, if any; then each new
+// event; the connection closes after a terminal one.
+func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if id == "" {
+		id = r.URL.Query().Get("request_id")
+	}
+	s.mu.Lock()
+	rq, ok := s.requests[id]
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "request not found")
+		return
+	}
+	c, err := ws.Accept(w, r)
+	if err != nil {
+		return
+	}
+	s.conns.Add(1)
+	defer s.conns.Done()
+	s.mu.Lock()
+	s.sockets[c] = true
+	sent := len(rq.events)
+	if rq.terminal() && sent > 0 {
+		sent--
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.sockets, c)
+		s.mu.Unlock()
+		_ = c.CloseNow()
+	}()
+	ctx := r.Context()
+	go c.Wait(ctx) // answers pings; ends when the client goes
+	for {
+		s.mu.Lock()
+		pending := slices.Clone(rq.events[sent:])
+		news, terminal := rq.news, rq.terminal()
+		s.mu.Unlock()
+		for _, ev := range pending {
+			if c.Write(ctx, ev) != nil {
+				return
+			}
+			sent++
+		}
+		if terminal {
+			_ = c.Close()
+			return
+		}
+		select {
+		case <-news:
+		case <-ctx.Done():
+			return
+		case <-s.stop.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,354 @@
+// Package hxptest is a fake HXP v0.1 server for tests and demos, in the shape of
+// net/http/httptest: every endpoint of the HTTP binding (create, get, list, cancel, inbox,
+// resolve) and the WebSocket binding at both URL shapes in use (/hxp/ws/{id} as the spec
+// writes it, /hxp/ws?request_id= as the reference server serves it), bearer keys for the
+// agent and the human, timeouts with each fallback, evidence hashes, a scripted human and
+// injected faults.
+//
+// It binds loopback only. All methods are safe for concurrent use.
+package hxptest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/ws"
+)
+
+// Defaults of the credentials and secret.
+const (
+	DefaultAgentKey   = "test-agent-key"
+	DefaultHumanToken = "test-human-token"
+	DefaultSecret     = "test-server-secret"
+	// HumanID is the completed_by of receipts resolved through the resolve endpoint.
+	HumanID = "user_owner"
+)
+
+// WSShape is how ws_url is spelled in create answers.
+type WSShape int
+
+// The shapes in use (hxp-hi notes §1.5: the spec and the reference server disagree).
+const (
+	// WSQuery is the reference server's ws://host/hxp/ws?request_id={id}.
+	WSQuery WSShape = iota
+	// WSPath is the spec's wss://host/hxp/ws/{id}.
+	WSPath
+	// WSNone gives no ws_url.
+	WSNone
+)
+
+type config struct {
+	agentKey, humanToken string
+	secret               []byte
+	shape                WSShape
+	formula              hxp.HashFormula
+	referenceTimeouts    bool
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// WithAgentKey sets the key agents must send. Default DefaultAgentKey.
+func WithAgentKey(k string) Option { return func(c *config) { c.agentKey = k } }
+
+// WithHumanToken sets the token human clients must send. Default DefaultHumanToken.
+func WithHumanToken(t string) Option { return func(c *config) { c.humanToken = t } }
+
+// WithSecret sets the server secret of the evidence hash. Default DefaultSecret.
+func WithSecret(s []byte) Option { return func(c *config) { c.secret = append([]byte(nil), s...) } }
+
+// WithWSShape sets the ws_url shape. Default WSQuery. Both shapes are always served.
+func WithWSShape(s WSShape) Option { return func(c *config) { c.shape = s } }
+
+// WithHashFormula sets how evidence hashes are computed. Default hxp.HashReference.
+func WithHashFormula(f hxp.HashFormula) Option { return func(c *config) { c.formula = f } }
+
+// WithReferenceTimeouts makes timeouts behave as the reference server's do: pause and fail
+// both end the request as expired without a receipt. By default they follow the spec (§3.3):
+// pause keeps it open, fail issues a failure receipt.
+func WithReferenceTimeouts() Option { return func(c *config) { c.referenceTimeouts = true } }
+
+// Server is a running fake.
+type Server struct {
+	// URL is the base URL, http://127.0.0.1:port.
+	URL string
+
+	cfg     config
+	srv     *httptest.Server
+	created chan string
+	stop    context.Context
+	cancel  context.CancelFunc
+	conns   sync.WaitGroup
+
+	mu       sync.Mutex
+	requests map[string]*request
+	order    []string
+	faults   []int
+	sockets  map[*ws.ServerConn]bool
+	log      []Request
+}
+
+// Request is one HTTP request the server received, for assertions.
+type Request struct {
+	Method, Path, Query string
+	Authorization       string
+	Status              int
+}
+
+type request struct {
+	id         string
+	req        hxp.Request
+	status     string
+	assignedTo string
+	createdAt  time.Time
+	expiresAt  time.Time
+	receipt    *hxp.Receipt
+	timer      *time.Timer
+	events     [][]byte
+	news       chan struct{}
+}
+
+// Start starts a server; the caller must Close it.
+func Start(opts ...Option) *Server {
+	s := &Server{
+		cfg:      config{agentKey: DefaultAgentKey, humanToken: DefaultHumanToken, secret: []byte(DefaultSecret), formula: hxp.HashReference},
+		created:  make(chan string, 4096),
+		requests: make(map[string]*request),
+		sockets:  make(map[*ws.ServerConn]bool),
+	}
+	for _, o := range opts {
+		o(&s.cfg)
+	}
+	s.stop, s.cancel = context.WithCancel(context.Background())
+	s.srv = httptest.NewServer(s.routes())
+	s.URL = s.srv.URL
+	return s
+}
+
+// NewServer starts a server and closes it when tb's test ends.
+func NewServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := Start(opts...)
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Close ends open WebSockets and timers and shuts the server down.
+func (s *Server) Close() {
+	s.cancel()
+	s.mu.Lock()
+	for _, r := range s.requests {
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+	}
+	s.mu.Unlock()
+	s.conns.Wait()
+	s.srv.Close()
+}
+
+// Client returns an HTTP client that reaches the server.
+func (s *Server) Client() *http.Client { return s.srv.Client() }
+
+// Secret returns the server secret of the evidence hashes.
+func (s *Server) Secret() []byte { return append([]byte(nil), s.cfg.secret...) }
+
+// NextRequest returns the id of the next request created, blocking until there is one or
+// done is closed ("" then).
+func (s *Server) NextRequest(done <-chan struct{}) string {
+	select {
+	case id := <-s.created:
+		return id
+	case <-done:
+		return ""
+	}
+}
+
+// Log returns every HTTP request received so far.
+func (s *Server) Log() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.log...)
+}
+
+// FailNext makes the next n agent polls answer with status (500, 503, 401, …).
+func (s *Server) FailNext(status, n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.faults = append(s.faults, status)
+	}
+}
+
+// DropWebSockets drops every open WebSocket connection without a closing handshake.
+func (s *Server) DropWebSockets() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.sockets {
+		_ = c.CloseNow()
+	}
+}
+
+// Errors of the scripting methods.
+var (
+	ErrNoRequest = errors.New("hxptest: no such request")
+	ErrResolved  = errors.New("hxptest: request already resolved")
+)
+
+// Assign marks the request assigned to user, as routing would.
+func (s *Server) Assign(id, user string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.requests[id]
+	switch {
+	case !ok:
+		return ErrNoRequest
+	case r.status != "pending" && r.status != "assigned":
+		return ErrResolved
+	}
+	r.status, r.assignedTo = "assigned", user
+	s.emit(r, map[string]any{"event": "assigned", "assigned_to": user})
+	return nil
+}
+
+// Resolve answers the request as human by would, with the checks of the resolve endpoint:
+// a result that does not fit is a *hxp.MismatchError, a second answer ErrResolved.
+func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt, error) {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.requests[id]
+	switch {
+	case !ok:
+		return nil, ErrNoRequest
+	case r.status != "pending" && r.status != "assigned":
+		return nil, ErrResolved
+	}
+	rc := &hxp.Receipt{RequestID: id, Status: "completed", Result: raw, Reason: reason, CompletedBy: by}
+	if err := rc.Check(&r.req); err != nil {
+		return nil, err
+	}
+	s.finish(r, rc)
+	return rc, nil
+}
+
+// Cancel cancels the request, as the agent's cancel endpoint does.
+func (s *Server) Cancel(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.requests[id]
+	switch {
+	case !ok:
+		return ErrNoRequest
+	case r.status != "pending" && r.status != "assigned":
+		return ErrResolved
+	}
+	s.finish(r, &hxp.Receipt{RequestID: id, Status: "cancelled", Reason: "cancelled by the agent"})
+	return nil
+}
+
+// finish ends r with rc: evidence, events, timer. Guarded by mu.
+func (s *Server) finish(r *request, rc *hxp.Receipt) {
+	now := time.Now().UTC()
+	rc.CompletedAt = now.Format(time.RFC3339Nano)
+	rc.DurationSeconds = float64(int(now.Sub(r.createdAt).Seconds()))
+	if rc.Status == "completed" {
+		rc.EvidenceHash = hxp.Evidence(r.id, rc.Result, rc.CompletedAt, s.cfg.secret, s.cfg.formula)
+	}
+	r.status, r.receipt = rc.Status, rc
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	switch rc.Status {
+	case "completed":
+		s.emit(r, map[string]any{"event": "completed", "receipt": rc})
+	default:
+		s.emit(r, map[string]any{"event": rc.Status})
+	}
+}
+
+// timeout applies r's fallback (§3.3, or the reference server's behaviour).
+func (s *Server) timeout(r *request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.status != "pending" && r.status != "assigned" {
+		return
+	}
+	switch {
+	case r.req.Fallback == hxp.FallbackDefault && r.req.Decide != nil:
+		raw, _ := json.Marshal(r.req.Decide.DefaultOption)
+		s.finish(r, &hxp.Receipt{RequestID: r.id, Status: "completed", Result: raw,
+			CompletedBy: hxp.SystemResponder, Reason: "Timeout — default option applied"})
+	case s.cfg.referenceTimeouts:
+		r.status = "expired"
+		s.emit(r, map[string]any{"event": "expired"})
+	case r.req.Fallback == hxp.FallbackFail:
+		s.finish(r, &hxp.Receipt{RequestID: r.id, Status: "failed", Reason: "timeout"})
+	default: // pause: the request stays open
+	}
+}
+
+// emit records a WebSocket event for r and wakes its sockets. Guarded by mu.
+func (s *Server) emit(r *request, ev map[string]any) {
+	b, _ := json.Marshal(ev)
+	r.events = append(r.events, b)
+	close(r.news)
+	r.news = make(chan struct{})
+}
+
+func (r *request) terminal() bool { return r.status != "pending" && r.status != "assigned" }
+
+// state is the body of GET /requests/{id}: the request echoed, its status and receipt.
+func (r *request) state() map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(r.req)
+	_ = json.Unmarshal(b, &m)
+	m["request_id"], m["status"] = r.id, r.status
+	m["created_at"] = r.createdAt.UTC().Format(time.RFC3339Nano)
+	m["expires_at"] = nil
+	if !r.expiresAt.IsZero() {
+		m["expires_at"] = r.expiresAt.UTC().Format(time.RFC3339Nano)
+	}
+	if r.assignedTo != "" {
+		m["assigned_to"] = r.assignedTo
+	}
+	if r.receipt != nil {
+		m["receipt"] = r.receipt
+	}
+	return m
+}
+
+func newID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "hxp_" + hex.EncodeToString(b[:])
+}
+
+func bearer(r *http.Request, want string) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, map[string]string{"error": code, "message": msg})
+}

@@ -1,0 +1,270 @@
+package hxp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// The request statuses (§4.1, and the reference server's HXP-Status header). pending and
+// assigned are waiting; the others are terminal.
+const (
+	statusPending   = "pending"
+	statusAssigned  = "assigned"
+	statusCompleted = "completed"
+	statusExpired   = "expired"
+	statusFailed    = "failed"
+	statusCancelled = "cancelled"
+)
+
+// The APPROVE results (§2.2).
+const (
+	Approved = "approved"
+	Rejected = "rejected"
+)
+
+// SystemResponder is the completed_by of a receipt the server issued itself, applying a
+// DECIDE's default_option on timeout (observed on the reference server).
+const SystemResponder = "system"
+
+// Receipt is an execution receipt (§4.1). Result is raw JSON: a string for DECIDE and
+// APPROVE, a value of the input type for PROVIDE. CompletedAt is kept as sent, since the
+// evidence hash covers its exact spelling.
+type Receipt struct {
+	RequestID       string          `json:"request_id"`
+	Status          string          `json:"status"`
+	Result          json.RawMessage `json:"result,omitempty"`
+	Reason          string          `json:"reason,omitempty"`
+	CompletedBy     string          `json:"completed_by,omitempty"`
+	CompletedAt     string          `json:"completed_at,omitempty"`
+	DurationSeconds float64         `json:"duration_seconds,omitempty"`
+	EvidenceHash    string          `json:"evidence_hash,omitempty"`
+}
+
+// ErrReceiptMismatch: a receipt does not fit the request it answers; the concrete error is a
+// [*MismatchError].
+var ErrReceiptMismatch = errors.New("hxp: receipt does not match the request")
+
+// MismatchError says how a receipt fails its request.
+type MismatchError struct {
+	Field   string
+	Problem string
+}
+
+func (e *MismatchError) Error() string {
+	return "hxp: receipt does not match the request: " + e.Field + ": " + e.Problem
+}
+
+// Is matches ErrReceiptMismatch.
+func (e *MismatchError) Is(target error) bool { return target == ErrReceiptMismatch }
+
+// Check reports whether a completed receipt's result fits req: an option of a DECIDE,
+// approved or rejected (with a reason when required) for an APPROVE, a value of the input
+// type within the validation for a PROVIDE. Receipts of other statuses carry no result to
+// check and pass.
+func (r *Receipt) Check(req *Request) error {
+	if r.Status != statusCompleted {
+		return nil
+	}
+	if req == nil {
+		return &MismatchError{"request", "unknown"}
+	}
+	mismatch := func(field, problem string) error { return &MismatchError{field, problem} }
+	var s string
+	isString := json.Unmarshal(r.Result, &s) == nil
+	switch req.Action() {
+	case ActionDecide:
+		if !isString || !slices.Contains(req.Decide.Options, s) {
+			return mismatch("result", "not one of the options")
+		}
+	case ActionApprove:
+		switch {
+		case !isString || (s != Approved && s != Rejected):
+			return mismatch("result", `neither "approved" nor "rejected"`)
+		case s == Rejected && req.Approve.RejectRequiresReason && strings.TrimSpace(r.Reason) == "":
+			return mismatch("reason", "rejection without the required reason")
+		}
+	case ActionProvide:
+		if problem := checkValue(req.Provide, r.Result); problem != "" {
+			return mismatch("result", problem)
+		}
+	default:
+		return mismatch("request", "no action")
+	}
+	return nil
+}
+
+// checkValue checks a PROVIDE's value against its input type and validation (§2.3).
+func checkValue(p *Provide, raw json.RawMessage) string {
+	var s string
+	var n float64
+	isString := json.Unmarshal(raw, &s) == nil
+	isNumber := json.Unmarshal(raw, &n) == nil
+	if !isNumber && isString && p.InputType == InputNumber {
+		// A number typed into a text box often arrives as a string.
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			n, isNumber = f, true
+		}
+	}
+	v := p.Validation
+	if v == nil {
+		v = &Validation{}
+	}
+	switch p.InputType {
+	case InputNumber:
+		if !isNumber || math.IsNaN(n) {
+			return "not a number"
+		}
+		if (v.Min != nil && n < *v.Min) || (v.Max != nil && n > *v.Max) {
+			return "outside the allowed range"
+		}
+		return ""
+	case InputURL:
+		if u, err := url.Parse(s); !isString || err != nil || u.Scheme == "" || u.Host == "" {
+			return "not an absolute URL"
+		}
+	case InputEmail:
+		if a, err := mail.ParseAddress(s); !isString || err != nil || a.Address != s {
+			return "not an email address"
+		}
+	case InputSelection:
+		if !isString || (len(v.AllowedValues) > 0 && !slices.Contains(v.AllowedValues, s)) {
+			return "not one of the allowed values"
+		}
+	default: // text, file, and types of later versions
+		if !isString {
+			return "not a string"
+		}
+	}
+	if v.Pattern != "" {
+		if re, err := regexp.Compile(v.Pattern); err == nil && !re.MatchString(s) {
+			return "does not match the pattern"
+		}
+	}
+	l := float64(len([]rune(s)))
+	if (v.Min != nil && l < *v.Min) || (v.Max != nil && l > *v.Max) {
+		return "length outside the allowed range"
+	}
+	if len(v.AllowedValues) > 0 && !slices.Contains(v.AllowedValues, s) {
+		return "not one of the allowed values"
+	}
+	return ""
+}
+
+// HashFormula is a way of computing a receipt's evidence hash (§4.2).
+type HashFormula int
+
+// The formulas in use.
+const (
+	// HashSpec is §4.2 as written: SHA-256(request_id + result + completed_at +
+	// server_secret), the result as its text (a string's value, otherwise its JSON).
+	HashSpec HashFormula = iota + 1
+	// HashReference is what the reference server computes: SHA-256(request_id + ":" +
+	// JSON(result) + ":" + completed_at + ":" + server_secret).
+	HashReference
+)
+
+// VerifyEvidence recomputes the evidence hash with the server's secret and formula and
+// compares it with the receipt's, in constant time. Hex case and a "sha256:" prefix are
+// ignored. The hash is keyed by the server's secret: only an agent that holds it can verify,
+// and it proves the receipt came from a holder of that secret, nothing more.
+func (r *Receipt) VerifyEvidence(secret []byte, f HashFormula) bool {
+	got, err := hex.DecodeString(strings.TrimPrefix(strings.ToLower(r.EvidenceHash), "sha256:"))
+	if err != nil || len(got) != sha256.Size || len(secret) == 0 {
+		return false
+	}
+	want := evidence(r.RequestID, r.Result, r.CompletedAt, secret, f)
+	return subtle.ConstantTimeCompare(got, want) == 1
+}
+
+// Evidence computes an evidence hash as hex, for servers and fakes that issue receipts.
+func Evidence(requestID string, result json.RawMessage, completedAt string, secret []byte, f HashFormula) string {
+	return hex.EncodeToString(evidence(requestID, result, completedAt, secret, f))
+}
+
+func evidence(id string, result json.RawMessage, completedAt string, secret []byte, f HashFormula) []byte {
+	var compact bytes.Buffer
+	if json.Compact(&compact, result) != nil {
+		compact.Reset()
+		compact.Write(result)
+	}
+	h := sha256.New()
+	switch f {
+	case HashReference:
+		fmt.Fprintf(h, "%s:%s:%s:", id, compact.Bytes(), completedAt)
+	default:
+		text := compact.String()
+		var s string
+		if json.Unmarshal(result, &s) == nil {
+			text = s
+		}
+		fmt.Fprintf(h, "%s%s%s", id, text, completedAt)
+	}
+	h.Write(secret)
+	return h.Sum(nil)
+}
+
+// result turns a terminal receipt into the shared Result. A DECIDE's option or an APPROVE's
+// approved/rejected is the Action; the raw result is the Data. A receipt the server issued
+// itself (completed_by "system": the default option on timeout) is an expiry with the
+// default applied, never a human decision.
+func (r *Receipt) result(req *Request) *transport.Result {
+	res := &transport.Result{CaseID: r.RequestID, Reason: r.Reason, Data: nonNull(r.Result)}
+	res.EndedAt, _ = time.Parse(time.RFC3339Nano, r.CompletedAt)
+	var s string
+	isString := json.Unmarshal(r.Result, &s) == nil
+	switch r.Status {
+	case statusCompleted:
+		switch {
+		case r.CompletedBy == SystemResponder:
+			res.Status, res.DefaultApplied = transport.StatusExpired, true
+			if isString {
+				res.DefaultAction = s
+			}
+		default:
+			res.Status = transport.StatusCompleted
+			switch {
+			case isString && (req == nil || req.Action() != ActionProvide):
+				res.Action = s
+			case req != nil && req.Action() == ActionProvide:
+				res.Action = "provide"
+			}
+			if r.CompletedBy != "" {
+				res.RespondedBy = &transport.Responder{Name: r.CompletedBy}
+			}
+		}
+	case statusExpired:
+		res.Status = transport.StatusExpired
+		if isString && s != "" {
+			res.DefaultAction, res.DefaultApplied = s, true
+		}
+	case statusFailed:
+		res.Status = transport.StatusFailed
+	case statusCancelled:
+		res.Status = transport.StatusCancelled
+	default:
+		return nil
+	}
+	return res
+}
+
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
+}
