@@ -1,0 +1,21 @@
+// Package hxp is a client for Human Execution Protocol v0.1 servers: an agent asks a human to
+// DECIDE among options, APPROVE an item, or PROVIDE a value, and gets back a receipt.
+//
+// [Client.Create] validates a [Request] against the spec (2–6 options, context ≤ 500
+// characters, default_option among the options, input types, well-formed validation) and
+// sends nothing when it fails. [Client.Wait] polls once, then listens on the WebSocket the
+// server offers (either URL shape in use), and falls back to polling when it fails; the
+// receipt becomes the shared [transport.Result]. A default option the server applied on
+// timeout (completed_by "system") is an expiry with DefaultApplied, never a human decision.
+// [Receipt.Check] checks a result against its request; [Receipt.VerifyEvidence] recomputes
+// the evidence hash when the caller holds the server's secret, with the spec's formula or
+// the one the reference server uses.
+//
+// The human side ([Client.Inbox], [Client.Resolve]) serves human clients and tests. Errors
+// of §5.3 are [*APIError] values matched with errors.Is against ErrBadRequest,
+// ErrUnauthorized, ErrNotFound, ErrTimedOut, ErrAlreadyResolved and ErrInvalidResolution.
+//
+// Where the spec and the only public server disagree (hxptest can play either), the client
+// accepts both: WebSocket URLs as /hxp/ws/{id} or /hxp/ws?request_id={id}, endpoints under a
+// configurable prefix, both evidence formulas, timeouts ending with or without a receipt.
+package hxp

@@ -1,0 +1,44 @@
+package hxp_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/hxp/hxptest"
+)
+
+// An agent asks its owner to choose, and waits for the receipt.
+func Example() {
+	srv := hxptest.Start() // a fake HXP server on loopback
+	defer srv.Close()
+	go func() { // the human, in their inbox
+		id := srv.NextRequest(nil)
+		_, _ = srv.Resolve(id, "Approve", "", "user_owner")
+	}()
+
+	client, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
+		hxp.WithAgentKey(func(context.Context) (string, error) { return hxptest.DefaultAgentKey, nil }))
+	if err != nil {
+		panic(err)
+	}
+	created, err := client.Create(context.Background(), &hxp.Request{
+		Priority: hxp.PriorityHigh, TimeoutSeconds: 3600, Fallback: hxp.FallbackDefault, AgentID: "agent_alpha_01",
+		Decide: &hxp.Decide{Question: "Approve $99/mo Stripe plan?", Options: []string{"Approve", "Deny"}, DefaultOption: "Deny"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	res, err := client.Wait(context.Background(), created, nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Action, "by", res.RespondedBy.Name)
+
+	// A bad request is refused before anything is sent.
+	_, err = client.Create(context.Background(), &hxp.Request{Decide: &hxp.Decide{Question: "Ship?", Options: []string{"Yes"}}})
+	fmt.Println(err)
+	// Output:
+	// completed Approve by user_owner
+	// hxp: invalid request: payload.options: needs 2 to 6 options, has 1
+}
