@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -171,12 +174,9 @@ func TestEveryAction(t *testing.T) {
 					t.Errorf("%s: evidence verifies with the wrong formula or secret", r.name)
 				}
 			}
-			polls, sockets := 0, 0
+			polls, sockets := 0, s.WebSockets()
 			for _, e := range s.Log() {
-				switch {
-				case strings.HasPrefix(e.Path, "/hxp/ws") && e.Status == 101:
-					sockets++
-				case strings.HasPrefix(e.Path, "/hxp/v1/requests/") && e.Method == "GET":
+				if strings.HasPrefix(e.Path, "/hxp/v1/requests/") && e.Method == "GET" {
 					polls++
 				}
 			}
@@ -279,14 +279,7 @@ func TestWebSocketDrop(t *testing.T) {
 	}
 }
 
-func hasWS(s *hxptest.Server) bool {
-	for _, e := range s.Log() {
-		if strings.HasPrefix(e.Path, "/hxp/ws") {
-			return true
-		}
-	}
-	return false
-}
+func hasWS(s *hxptest.Server) bool { return s.WebSockets() > 0 }
 
 // TestErrors: every status of §5.3 is a typed error; credentials never appear in them.
 func TestErrors(t *testing.T) {
@@ -443,5 +436,78 @@ func TestNewClient(t *testing.T) {
 	}
 	if _, err := hxp.NewClient("https://hxp.example", hxp.WithPollInterval(10*time.Millisecond)); err == nil {
 		t.Error("poll interval under 1 s accepted")
+	}
+}
+
+func TestValue(t *testing.T) {
+	tests := []struct {
+		data string
+		typ  hxp.InputType
+		want any
+		ok   bool
+	}{
+		{`42.5`, hxp.InputNumber, 42.5, true},
+		{`"17"`, hxp.InputNumber, 17.0, true},
+		{`"many"`, hxp.InputNumber, nil, false},
+		{`"https://staging.example"`, hxp.InputURL, "https://staging.example", true},
+		{`3`, hxp.InputText, nil, false},
+	}
+	for _, tt := range tests {
+		got, err := hxp.Value(&hxp.Result{Data: json.RawMessage(tt.data)}, tt.typ)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("Value(%s, %s) = %v, %v", tt.data, tt.typ, got, err)
+		}
+	}
+}
+
+// TestPollFaults: transient poll failures are retried; a 401 ends the wait with the sentinel.
+func TestPollFaults(t *testing.T) {
+	s, agent, human := setup(t, hxptest.WithWSShape(hxptest.WSNone))
+	cr, err := agent.Create(t.Context(), decide())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := human.Resolve(t.Context(), cr.RequestID, "Deny", ""); err != nil {
+		t.Fatal(err)
+	}
+	s.FailNext(503, 2)
+	if res, err := agent.Wait(t.Context(), cr, nil); err != nil || res.Action != "Deny" {
+		t.Errorf("after two 503s: %+v, %v", res, err)
+	}
+	s.FailNext(401, 1)
+	if _, err := agent.Wait(t.Context(), cr, nil); !errors.Is(err, hxp.ErrUnauthorized) {
+		t.Errorf("after a 401: %v", err)
+	}
+}
+
+// TestAPIPrefix: the reference OpenAPI file mounts the endpoints at /v1, not /hxp/v1; relative
+// poll URLs resolve against the server.
+func TestAPIPrefix(t *testing.T) {
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodPost {
+			w.WriteHeader(http.StatusCreated)
+			_, _ = io.WriteString(w, `{"request_id":"hxp_1","status":"pending","poll_url":"/v1/requests/hxp_1"}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"request_id":"hxp_1","status":"cancelled"}`)
+	}))
+	defer srv.Close()
+	c, err := hxp.NewClient(srv.URL, hxp.WithAPIPrefix("/v1"), hxp.WithAllowLocalHTTP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, err := c.Create(t.Context(), decide())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Wait(t.Context(), cr, nil)
+	if err != nil || res.Status != transport.StatusCancelled {
+		t.Fatalf("Wait = %+v, %v", res, err)
+	}
+	if diff := cmp.Diff([]string{"POST /v1/requests", "GET /v1/requests/hxp_1"}, paths); diff != "" {
+		t.Errorf("paths (-want +got):\n%s", diff)
 	}
 }

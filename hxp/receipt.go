@@ -268,3 +268,27 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 	}
 	return raw
 }
+
+// Value returns a PROVIDE's value from its Result, typed by the input type: a float64 for
+// number (a numeric string is accepted), a string for every other type.
+func Value(res *Result, t InputType) (any, error) {
+	if res == nil || len(res.Data) == 0 {
+		return nil, transport.ErrNoData
+	}
+	var s string
+	isString := json.Unmarshal(res.Data, &s) == nil
+	if t == InputNumber {
+		var n float64
+		if json.Unmarshal(res.Data, &n) == nil {
+			return n, nil
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(s), 64); isString && err == nil {
+			return f, nil
+		}
+		return nil, errors.New("hxp: the value is not a number")
+	}
+	if !isString {
+		return nil, fmt.Errorf("hxp: the %s value is not a string", t)
+	}
+	return s, nil
+}

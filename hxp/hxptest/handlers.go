@@ -241,6 +241,7 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	defer s.conns.Done()
 	s.mu.Lock()
 	s.sockets[c] = true
+	s.accepted++
 	sent := len(rq.events)
 	if rq.terminal() && sent > 0 {
 		sent--

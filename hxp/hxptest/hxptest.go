@@ -96,6 +96,7 @@ type Server struct {
 	order    []string
 	faults   []int
 	sockets  map[*ws.ServerConn]bool
+	accepted int
 	log      []Request
 }
 
@@ -189,6 +190,13 @@ func (s *Server) FailNext(status, n int) {
 	for range n {
 		s.faults = append(s.faults, status)
 	}
+}
+
+// WebSockets returns how many WebSocket connections the server has accepted so far.
+func (s *Server) WebSockets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted
 }
 
 // DropWebSockets drops every open WebSocket connection without a closing handshake.
