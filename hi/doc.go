@@ -1,0 +1,22 @@
+// Package hi implements HumanInteraction (the HI protocol for agents): a message an agent's
+// model writes to say what it needs from which people, and decisions that need several of
+// them.
+//
+// [Parse] reads a model's message leniently in form and strictly in meaning, returning every
+// problem at once with its JSON path ([*ParseError]; ForModel renders them for the model).
+// [Schema] is the message's JSON Schema for structured-output APIs. [Evaluate] applies a
+// resolution policy (first_response, majority, all_required, quorum:N) to the responses and
+// explains the tally. [Client] talks to an HI endpoint (the spec's illustrative routes) and
+// waits for resolution by polling. [FanOut] asks each participant over HITL or HXP at once
+// and resolves as soon as the policy decides, stopping the waits no longer needed.
+package hi
+
+import "errors"
+
+// Errors of the HI endpoint (§2.4); match with errors.Is.
+var (
+	// ErrNotFound: unknown interaction (404).
+	ErrNotFound = errors.New("hi: interaction not found")
+	// ErrUnsupportedAction: an action the interaction does not allow (400).
+	ErrUnsupportedAction = errors.New("hi: unsupported action")
+)

@@ -1,0 +1,157 @@
+package hi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// Ask puts the interaction in front of one participant and waits for their response. A
+// response with an empty Action and InputText is an abstention (the participant's case
+// expired or was cancelled). Ask must return promptly, with ctx's cause, when ctx ends.
+type Ask func(ctx context.Context, it *Interaction, p Participant) (Feedback, error)
+
+// ErrResolved is the cause given to the asks still waiting when the policy has decided.
+var ErrResolved = errors.New("hi: interaction resolved")
+
+// FanOut asks every participant at once and records each response as it arrives; as soon as
+// the policy decides, it stops the asks still waiting (their context ends with cause
+// ErrResolved) and returns the Result with the tally. Responses that arrive meanwhile are
+// recorded as late and refused.
+//
+// When every ask has returned and the policy has not decided — too many abstentions — the
+// Result is failed with the tally's explanation; when an ask failed, the error is returned
+// instead, since that participant's answer is unknown. FanOut returns only after every ask
+// has returned. it is updated (History, Status) and must not be used concurrently.
+func FanOut(ctx context.Context, it *Interaction, ask Ask) (*transport.Result, Tally, error) {
+	if it == nil || len(it.Participants) == 0 || ask == nil {
+		return nil, Tally{}, errors.New("hi: FanOut needs an interaction with participants, and an Ask")
+	}
+	if err := it.Validate(); err != nil {
+		return nil, Tally{}, err
+	}
+	type answer struct {
+		p   Participant
+		f   Feedback
+		err error
+	}
+	asking, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	answers := make(chan answer, len(it.Participants))
+	var wg sync.WaitGroup
+	for _, p := range it.Participants {
+		wg.Go(func() {
+			f, err := ask(asking, it, p)
+			answers <- answer{p, f, err}
+		})
+	}
+	var (
+		tally = Evaluate(it)
+		errs  []error
+	)
+	for range it.Participants {
+		a := <-answers
+		switch {
+		case a.err != nil && context.Cause(asking) == ErrResolved:
+		case a.err != nil:
+			errs = append(errs, fmt.Errorf("participant %s: %w", a.p.ID, a.err))
+		case a.f.Action == "" && a.f.InputText == "":
+		default:
+			a.f.ParticipantID = a.p.ID
+			if a.f.Timestamp.IsZero() {
+				a.f.Timestamp = time.Now().UTC()
+			}
+			it.History = append(it.History, a.f)
+			tally = Evaluate(it)
+			if tally.Resolved {
+				it.Status = StatusResolved
+				stop(ErrResolved)
+			}
+		}
+	}
+	wg.Wait()
+	switch {
+	case tally.Resolved:
+		return tally.Result(it.InteractionID), tally, nil
+	case ctx.Err() != nil:
+		return nil, tally, context.Cause(ctx)
+	case len(errs) > 0:
+		return nil, tally, errors.Join(errs...)
+	}
+	return &transport.Result{CaseID: it.InteractionID, Status: transport.StatusFailed,
+		Reason: tally.Explanation, EndedAt: time.Now()}, tally, nil
+}
+
+// OverHITL asks each participant through a HITL Protocol service: call builds the request
+// whose 202 opens that participant's case (for example a POST naming them), the client's
+// forwarder puts the review link in front of them, and the case's Result is their response
+// (its action, and its approval feedback as the reason). An expired or cancelled case is an
+// abstention.
+func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p Participant) (*http.Request, error)) Ask {
+	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {
+		req, err := call(ctx, it, p)
+		if err != nil {
+			return Feedback{}, err
+		}
+		resp, err := c.Do(ctx, req, nil)
+		if resp != nil && resp.Body != nil {
+			_ = resp.Body.Close()
+		}
+		if err != nil {
+			return Feedback{}, err
+		}
+		if resp.Interrupt == nil {
+			return Feedback{}, fmt.Errorf("hi: the service answered %d without asking a human", resp.StatusCode)
+		}
+		res := resp.Result
+		if !res.DecidedByHuman() {
+			return Feedback{}, nil
+		}
+		f := Feedback{Action: res.Action, Timestamp: res.EndedAt}
+		if a, err := res.Approval(); err == nil {
+			f.Reason = a.Feedback
+		}
+		return f, nil
+	}
+}
+
+// OverHXP asks each participant with the HXP request newRequest makes for them (an APPROVE
+// or DECIDE routed to them, typically with the participant as agent_id or in metadata). An
+// APPROVE's "approved" and "rejected" count as the actions "approve" and "reject"; a DECIDE's
+// option counts as itself. When the interaction resolves before the participant answers,
+// their request is cancelled on the server.
+func OverHXP(c *hxp.Client, newRequest func(it *Interaction, p Participant) *hxp.Request) Ask {
+	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {
+		created, err := c.Create(ctx, newRequest(it, p))
+		if err != nil {
+			return Feedback{}, err
+		}
+		res, err := c.Wait(ctx, created, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				_ = c.Cancel(cctx, created.RequestID)
+				cancel()
+			}
+			return Feedback{}, err
+		}
+		if !res.DecidedByHuman() {
+			return Feedback{}, nil
+		}
+		action := res.Action
+		switch action {
+		case hxp.Approved:
+			action = "approve"
+		case hxp.Rejected:
+			action = "reject"
+		}
+		return Feedback{Action: action, Reason: res.Reason, Timestamp: res.EndedAt}, nil
+	}
+}

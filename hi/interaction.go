@@ -1,0 +1,455 @@
+package hi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The enumerations of the spec's message (§2.2) and its design notes. The spec lists some
+// values with "e.g." or "etc."; Type and UserActions stay open, the others are checked.
+const (
+	ModeCentralized = "centralized"
+	ModeDistributed = "distributed"
+
+	UrgencyBlocking    = "blocking"
+	UrgencyRecommended = "recommended"
+	UrgencyOptional    = "optional"
+
+	StatusAwaitingInput = "awaiting_input"
+	StatusResolved      = "resolved"
+	StatusReceived      = "received"
+
+	// TypeFeedback marks a human-initiated interaction: no agent output (§3, scenario 3).
+	TypeFeedback     = "feedback"
+	TypeApproval     = "approval"
+	TypeNotification = "notification"
+
+	// RoleObserver is the role of a participant whose role is not given (design notes).
+	RoleObserver = "observer"
+)
+
+// Interaction is a HumanInteraction message (§2.2).
+type Interaction struct {
+	InteractionID    string        `json:"interactionId"`
+	GroupID          string        `json:"groupId,omitempty"`
+	CoordinationMode string        `json:"coordinationMode"`
+	ResolutionPolicy Policy        `json:"resolutionPolicy"`
+	Timestamp        time.Time     `json:"timestamp"`
+	AgentInstanceID  string        `json:"agentInstanceId,omitempty"`
+	Participants     []Participant `json:"participants"`
+	// AgentOutput is nil for human-initiated feedback.
+	AgentOutput  *AgentOutput  `json:"agentOutput"`
+	Type         string        `json:"type"`
+	Urgency      string        `json:"urgency"`
+	UserActions  []string      `json:"userActions"`
+	Status       string        `json:"status"`
+	HumanFactors *HumanFactors `json:"humanFactors,omitempty"`
+	History      []Feedback    `json:"history"`
+}
+
+// Participant is one person asked, with their role.
+type Participant struct {
+	ID   string `json:"id"`
+	Role string `json:"role"`
+}
+
+// AgentOutput is what the agent produced and how sure it is (0–1).
+type AgentOutput struct {
+	Summary    string  `json:"summary"`
+	Confidence float64 `json:"confidence"`
+}
+
+// HumanFactors are the spec's trust and fatigue measures, each 0–1 when present.
+type HumanFactors struct {
+	TrustLevel   *float64 `json:"trustLevel,omitempty"`
+	FatigueScore *float64 `json:"fatigueScore,omitempty"`
+}
+
+// Feedback is one participant's response (the HumanFeedback of §4.3).
+type Feedback struct {
+	ParticipantID string    `json:"participantId"`
+	Action        string    `json:"action"`
+	Reason        string    `json:"reason,omitempty"`
+	InputText     string    `json:"inputText,omitempty"`
+	Timestamp     time.Time `json:"timestamp"`
+}
+
+// Problem is one thing wrong with a message, at a JSON path ("$.participants[1].id").
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// ErrInvalid: a message breaks the protocol; the concrete error is a [*ParseError].
+var ErrInvalid = errors.New("hi: invalid HumanInteraction")
+
+// ParseError lists every problem of a message at once.
+type ParseError struct {
+	Problems []Problem
+}
+
+func (e *ParseError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Path + ": " + p.Message
+	}
+	return "hi: invalid HumanInteraction: " + strings.Join(parts, "; ")
+}
+
+// Is matches ErrInvalid.
+func (e *ParseError) Is(target error) bool { return target == ErrInvalid }
+
+// ForModel renders the problems as a message to send back to the model that wrote the
+// message, one line per problem, asking for a corrected message.
+func (e *ParseError) ForModel() string {
+	var b strings.Builder
+	b.WriteString("Your HumanInteraction message was rejected. Fix these problems and send the whole message again:\n")
+	for _, p := range e.Problems {
+		fmt.Fprintf(&b, "- %s: %s\n", p.Path, p.Message)
+	}
+	return b.String()
+}
+
+// Parse reads a HumanInteraction, typically written by a model. It is lenient about form —
+// keys in camelCase or snake_case and any letter case, enum values in any case, numbers as
+// strings, timestamps in RFC 3339 with or without fractions or zone, a missing history or
+// status — and strict about meaning: every problem is reported at once in a [*ParseError].
+//
+// Defaults applied: coordinationMode centralized, resolutionPolicy first_response (as the
+// spec's example does), status awaiting_input (received for feedback), role observer. A
+// feedback message without an interactionId gets a synthetic one ("fb-" and 16 hex digits),
+// as §2.4 allows.
+func Parse(data []byte) (*Interaction, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		return nil, &ParseError{Problems: []Problem{{"$", "not a JSON object"}}}
+	}
+	p := &parser{fields: normalise(raw)}
+	it := p.interaction()
+	p.check(it)
+	if len(p.problems) > 0 {
+		return it, &ParseError{Problems: p.problems}
+	}
+	return it, nil
+}
+
+// Validate checks an Interaction built in code with the rules Parse applies.
+func (it *Interaction) Validate() error {
+	b, err := json.Marshal(it)
+	if err != nil {
+		return err
+	}
+	_, err = Parse(b)
+	return err
+}
+
+// normalise keys a JSON object by its keys lower-cased without underscores or dashes.
+func normalise(raw map[string]json.RawMessage) map[string]json.RawMessage {
+	out := make(map[string]json.RawMessage, len(raw))
+	for k, v := range raw {
+		out[key(k)] = v
+	}
+	return out
+}
+
+func key(k string) string {
+	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+}
+
+type parser struct {
+	fields   map[string]json.RawMessage
+	problems []Problem
+}
+
+func (p *parser) bad(path, msg string) { p.problems = append(p.problems, Problem{path, msg}) }
+
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// str reads a string member; numbers are taken as their text.
+func (p *parser) str(obj map[string]json.RawMessage, name, path string) string {
+	raw := obj[key(name)]
+	if !present(raw) {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return strings.TrimSpace(s)
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	p.bad(path, "must be a string")
+	return ""
+}
+
+// num reads a number member; a numeric string is accepted. ok is false when absent or bad.
+func (p *parser) num(obj map[string]json.RawMessage, name, path string) (float64, bool) {
+	raw := obj[key(name)]
+	if !present(raw) {
+		return 0, false
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) == nil {
+		return f, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return v, true
+		}
+	}
+	p.bad(path, "must be a number")
+	return 0, false
+}
+
+func (p *parser) object(obj map[string]json.RawMessage, name, path string) map[string]json.RawMessage {
+	raw := obj[key(name)]
+	if !present(raw) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		p.bad(path, "must be an object")
+		return nil
+	}
+	return normalise(m)
+}
+
+func (p *parser) array(obj map[string]json.RawMessage, name, path string) []json.RawMessage {
+	raw := obj[key(name)]
+	if !present(raw) {
+		return nil
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(raw, &a) != nil {
+		p.bad(path, "must be an array")
+		return nil
+	}
+	return a
+}
+
+func (p *parser) time(obj map[string]json.RawMessage, name, path string, required bool) time.Time {
+	s := p.str(obj, name, path)
+	if s == "" {
+		if required {
+			p.bad(path, "required (an ISO 8601 timestamp)")
+		}
+		return time.Time{}
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05Z07:00", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t
+		}
+	}
+	p.bad(path, "not an ISO 8601 timestamp")
+	return time.Time{}
+}
+
+func (p *parser) interaction() *Interaction {
+	f := p.fields
+	it := &Interaction{
+		InteractionID:    p.str(f, "interactionId", "$.interactionId"),
+		GroupID:          p.str(f, "groupId", "$.groupId"),
+		CoordinationMode: strings.ToLower(p.str(f, "coordinationMode", "$.coordinationMode")),
+		AgentInstanceID:  p.str(f, "agentInstanceId", "$.agentInstanceId"),
+		Type:             strings.ToLower(p.str(f, "type", "$.type")),
+		Urgency:          strings.ToLower(p.str(f, "urgency", "$.urgency")),
+		Status:           strings.ToLower(p.str(f, "status", "$.status")),
+	}
+	if s := p.str(f, "resolutionPolicy", "$.resolutionPolicy"); s != "" {
+		pol, err := ParsePolicy(s)
+		if err != nil {
+			p.bad("$.resolutionPolicy", err.Error())
+		}
+		it.ResolutionPolicy = pol
+	}
+	it.Timestamp = p.time(f, "timestamp", "$.timestamp", true)
+	for i, raw := range p.array(f, "participants", "$.participants") {
+		path := fmt.Sprintf("$.participants[%d]", i)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			p.bad(path, "must be an object with id and role")
+			continue
+		}
+		m = normalise(m)
+		it.Participants = append(it.Participants, Participant{ID: p.str(m, "id", path+".id"), Role: p.str(m, "role", path+".role")})
+	}
+	if o := p.object(f, "agentOutput", "$.agentOutput"); o != nil {
+		it.AgentOutput = &AgentOutput{Summary: p.str(o, "summary", "$.agentOutput.summary")}
+		if c, ok := p.num(o, "confidence", "$.agentOutput.confidence"); ok {
+			it.AgentOutput.Confidence = c
+		} else if !present(o["confidence"]) {
+			it.AgentOutput.Confidence = math.NaN()
+		}
+	}
+	for i, raw := range p.array(f, "userActions", "$.userActions") {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			p.bad(fmt.Sprintf("$.userActions[%d]", i), "must be a string")
+			continue
+		}
+		it.UserActions = append(it.UserActions, strings.ToLower(strings.TrimSpace(s)))
+	}
+	if h := p.object(f, "humanFactors", "$.humanFactors"); h != nil {
+		it.HumanFactors = &HumanFactors{}
+		if v, ok := p.num(h, "trustLevel", "$.humanFactors.trustLevel"); ok {
+			it.HumanFactors.TrustLevel = &v
+		}
+		if v, ok := p.num(h, "fatigueScore", "$.humanFactors.fatigueScore"); ok {
+			it.HumanFactors.FatigueScore = &v
+		}
+	}
+	for i, raw := range p.array(f, "history", "$.history") {
+		path := fmt.Sprintf("$.history[%d]", i)
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			p.bad(path, "must be an object")
+			continue
+		}
+		m = normalise(m)
+		it.History = append(it.History, Feedback{
+			ParticipantID: p.str(m, "participantId", path+".participantId"),
+			Action:        strings.ToLower(p.str(m, "action", path+".action")),
+			Reason:        p.str(m, "reason", path+".reason"),
+			InputText:     p.str(m, "inputText", path+".inputText"),
+			Timestamp:     p.time(m, "timestamp", path+".timestamp", false),
+		})
+	}
+	return it
+}
+
+// check applies the rules of meaning and the defaults.
+func (p *parser) check(it *Interaction) {
+	feedback := it.Type == TypeFeedback
+	if it.Type == "" {
+		p.bad("$.type", "required (approval, notification, feedback, …)")
+	}
+	if it.InteractionID == "" {
+		if feedback {
+			it.InteractionID = syntheticID()
+		} else {
+			p.bad("$.interactionId", "required")
+		}
+	}
+	if it.CoordinationMode == "" {
+		it.CoordinationMode = ModeCentralized
+	} else if it.CoordinationMode != ModeCentralized && it.CoordinationMode != ModeDistributed {
+		p.bad("$.coordinationMode", "must be centralized or distributed")
+	}
+	if it.CoordinationMode == ModeDistributed && it.GroupID == "" {
+		p.bad("$.groupId", "required in distributed mode, to link the interactions")
+	}
+	if it.ResolutionPolicy.Kind == "" {
+		it.ResolutionPolicy = FirstResponse
+	}
+	if it.Urgency != "" && !slices.Contains([]string{UrgencyBlocking, UrgencyRecommended, UrgencyOptional}, it.Urgency) {
+		p.bad("$.urgency", "must be blocking, recommended or optional")
+	}
+	if it.Urgency == "" {
+		it.Urgency = UrgencyRecommended
+		if feedback {
+			it.Urgency = UrgencyOptional
+		}
+	}
+	switch {
+	case it.Status == "" && feedback:
+		it.Status = StatusReceived
+	case it.Status == "":
+		it.Status = StatusAwaitingInput
+	case !slices.Contains([]string{StatusAwaitingInput, StatusResolved, StatusReceived}, it.Status):
+		p.bad("$.status", "must be awaiting_input, resolved or received")
+	}
+	if !feedback {
+		if it.AgentInstanceID == "" {
+			p.bad("$.agentInstanceId", "required for an agent-initiated interaction")
+		}
+		if it.AgentOutput == nil {
+			p.bad("$.agentOutput", "required (summary and confidence), except for type feedback")
+		}
+		if len(it.Participants) == 0 {
+			p.bad("$.participants", "at least one participant is required")
+		}
+		if len(it.UserActions) == 0 && it.Type != TypeNotification {
+			p.bad("$.userActions", "at least one action is required")
+		}
+	} else if it.AgentOutput != nil {
+		p.bad("$.agentOutput", "must be null for type feedback")
+	}
+	if o := it.AgentOutput; o != nil {
+		if o.Summary == "" {
+			p.bad("$.agentOutput.summary", "required")
+		}
+		switch {
+		case math.IsNaN(o.Confidence):
+			p.bad("$.agentOutput.confidence", "required, a number from 0 to 1")
+			o.Confidence = 0
+		case o.Confidence < 0 || o.Confidence > 1:
+			p.bad("$.agentOutput.confidence", "must be from 0 to 1")
+		}
+	}
+	if h := it.HumanFactors; h != nil {
+		if v := h.TrustLevel; v != nil && (*v < 0 || *v > 1) {
+			p.bad("$.humanFactors.trustLevel", "must be from 0 to 1")
+		}
+		if v := h.FatigueScore; v != nil && (*v < 0 || *v > 1) {
+			p.bad("$.humanFactors.fatigueScore", "must be from 0 to 1")
+		}
+	}
+	ids := map[string]bool{}
+	for i := range it.Participants {
+		pt := &it.Participants[i]
+		path := fmt.Sprintf("$.participants[%d]", i)
+		switch {
+		case pt.ID == "":
+			p.bad(path+".id", "required")
+		case ids[pt.ID]:
+			p.bad(path+".id", fmt.Sprintf("duplicate participant %q", pt.ID))
+		}
+		ids[pt.ID] = true
+		if pt.Role == "" {
+			pt.Role = RoleObserver
+		}
+	}
+	seen := map[string]bool{}
+	for i, a := range it.UserActions {
+		path := fmt.Sprintf("$.userActions[%d]", i)
+		switch {
+		case a == "":
+			p.bad(path, "empty")
+		case seen[a]:
+			p.bad(path, fmt.Sprintf("duplicate action %q", a))
+		}
+		seen[a] = true
+	}
+	if q := it.ResolutionPolicy; q.Kind == KindQuorum && !feedback && len(it.Participants) > 0 && q.N > len(it.Participants) {
+		p.bad("$.resolutionPolicy", fmt.Sprintf("quorum of %d with only %d participants", q.N, len(it.Participants)))
+	}
+	for i, h := range it.History {
+		path := fmt.Sprintf("$.history[%d]", i)
+		if h.ParticipantID == "" {
+			p.bad(path+".participantId", "required")
+		} else if !feedback && !ids[h.ParticipantID] {
+			p.bad(path+".participantId", fmt.Sprintf("%q is not a participant", h.ParticipantID))
+		}
+		if h.Action == "" && h.InputText == "" {
+			p.bad(path+".action", "required")
+		} else if h.Action != "" && !feedback && len(it.UserActions) > 0 && !seen[h.Action] {
+			p.bad(path+".action", fmt.Sprintf("%q is not in userActions", h.Action))
+		}
+	}
+}
+
+func syntheticID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "fb-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,300 @@
+package hi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// The kinds of resolution policy. The spec names first_response, majority and all_required
+// "etc."; quorum (N of the participants) is the one this package adds.
+const (
+	KindFirstResponse = "first_response"
+	KindMajority      = "majority"
+	KindAllRequired   = "all_required"
+	KindQuorum        = "quorum"
+)
+
+// Policy is how an interaction's responses resolve it. In JSON it is a string:
+// "first_response", "majority", "all_required", or "quorum:N".
+type Policy struct {
+	Kind string
+	// N is the number of matching responses a quorum needs.
+	N int
+}
+
+// The policies without a parameter.
+var (
+	// FirstResponse: the first valid response decides.
+	FirstResponse = Policy{Kind: KindFirstResponse}
+	// Majority: an action chosen by more than half of the participants decides.
+	Majority = Policy{Kind: KindMajority}
+	// AllRequired: every participant must respond, and all with the same action.
+	AllRequired = Policy{Kind: KindAllRequired}
+)
+
+// Quorum: n participants choosing the same action decide.
+func Quorum(n int) Policy { return Policy{Kind: KindQuorum, N: n} }
+
+func (p Policy) String() string {
+	if p.Kind == KindQuorum {
+		return KindQuorum + ":" + strconv.Itoa(p.N)
+	}
+	return p.Kind
+}
+
+// ParsePolicy reads a policy's string form, in any case ("Majority", "quorum:3", "3_of_5" is
+// refused: the participants fix M).
+func ParsePolicy(s string) (Policy, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case KindFirstResponse, KindMajority, KindAllRequired:
+		return Policy{Kind: s}, nil
+	}
+	if n, ok := strings.CutPrefix(s, KindQuorum+":"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v >= 1 {
+			return Quorum(v), nil
+		}
+	}
+	return Policy{}, errors.New("unknown policy; use first_response, majority, all_required or quorum:N")
+}
+
+// MarshalJSON writes the string form.
+func (p Policy) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
+
+// UnmarshalJSON reads the string form.
+func (p *Policy) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := ParsePolicy(s)
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// Refusal is a response that did not count, and why.
+type Refusal struct {
+	Feedback Feedback `json:"feedback"`
+	Why      string   `json:"why"`
+}
+
+// Tally is an interaction's responses evaluated by its policy.
+//
+// One vote per participant: while the interaction is unresolved, a later response from the
+// same participant replaces the earlier one. Responses from non-participants, with an action
+// not in userActions, or arriving after the interaction resolved are refused and listed.
+type Tally struct {
+	Policy Policy `json:"policy"`
+	// Votes is each participant's counted action.
+	Votes map[string]string `json:"votes"`
+	// Counts is the number of votes per action.
+	Counts map[string]int `json:"counts"`
+	// Resolved is set once the policy decides; Outcome is then the deciding action, or ""
+	// when the policy can no longer be met (Conflict says why).
+	Resolved bool   `json:"resolved"`
+	Outcome  string `json:"outcome,omitempty"`
+	Conflict string `json:"conflict,omitempty"`
+	// DecidedBy is the participant whose response resolved the interaction.
+	DecidedBy string    `json:"decided_by,omitempty"`
+	Refused   []Refusal `json:"refused,omitempty"`
+	// Explanation says in one line how the policy was applied.
+	Explanation string `json:"explanation"`
+}
+
+// Evaluate applies the interaction's policy to its history, in order.
+func Evaluate(it *Interaction) Tally {
+	t := Tally{Policy: it.ResolutionPolicy, Votes: map[string]string{}, Counts: map[string]int{}}
+	if t.Policy.Kind == "" {
+		t.Policy = FirstResponse
+	}
+	members := map[string]bool{}
+	for _, p := range it.Participants {
+		members[p.ID] = true
+	}
+	for _, f := range it.History {
+		switch {
+		case t.Resolved:
+			t.Refused = append(t.Refused, Refusal{f, "after the interaction resolved"})
+			continue
+		case !members[f.ParticipantID]:
+			t.Refused = append(t.Refused, Refusal{f, "not a participant"})
+			continue
+		case len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action):
+			t.Refused = append(t.Refused, Refusal{f, "action not in userActions"})
+			continue
+		}
+		if prev, ok := t.Votes[f.ParticipantID]; ok {
+			t.Counts[prev]--
+			if t.Counts[prev] == 0 {
+				delete(t.Counts, prev)
+			}
+		}
+		t.Votes[f.ParticipantID] = f.Action
+		t.Counts[f.Action]++
+		t.decide(len(it.Participants), f)
+	}
+	t.explain(len(it.Participants))
+	return t
+}
+
+// decide checks the policy after vote f. The policies are this one switch.
+func (t *Tally) decide(n int, f Feedback) {
+	all := len(t.Votes) == n
+	top, topCount, tie := t.leader()
+	switch t.Policy.Kind {
+	case KindFirstResponse:
+		t.Resolved, t.Outcome = true, f.Action
+	case KindMajority:
+		switch {
+		case topCount*2 > n:
+			t.Resolved, t.Outcome = true, top
+		case all:
+			t.Resolved, t.Conflict = true, "no action has a majority"
+			if tie {
+				t.Conflict = "tie"
+			}
+		}
+	case KindQuorum:
+		switch {
+		case topCount >= t.Policy.N:
+			t.Resolved, t.Outcome = true, top
+		case all:
+			t.Resolved, t.Conflict = true, fmt.Sprintf("no action reached the quorum of %d", t.Policy.N)
+		}
+	case KindAllRequired:
+		if all {
+			t.Resolved = true
+			if len(t.Counts) == 1 {
+				t.Outcome = top
+			} else {
+				t.Conflict = "participants disagree: " + t.counts()
+			}
+		}
+	}
+	if t.Resolved {
+		t.DecidedBy = f.ParticipantID
+	}
+}
+
+// leader returns the most chosen action (alphabetically first among equals), its count, and
+// whether another action has as many.
+func (t *Tally) leader() (string, int, bool) {
+	actions := make([]string, 0, len(t.Counts))
+	for a := range t.Counts {
+		actions = append(actions, a)
+	}
+	slices.Sort(actions)
+	top, best, tie := "", 0, false
+	for _, a := range actions {
+		switch c := t.Counts[a]; {
+		case c > best:
+			top, best, tie = a, c, false
+		case c == best:
+			tie = true
+		}
+	}
+	return top, best, tie
+}
+
+func (t *Tally) counts() string {
+	actions := make([]string, 0, len(t.Counts))
+	for a := range t.Counts {
+		actions = append(actions, a)
+	}
+	slices.Sort(actions)
+	parts := make([]string, len(actions))
+	for i, a := range actions {
+		parts[i] = fmt.Sprintf("%s %d", a, t.Counts[a])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (t *Tally) explain(n int) {
+	votes := fmt.Sprintf("%d of %d participants responded (%s)", len(t.Votes), n, t.counts())
+	if len(t.Votes) == 0 {
+		votes = fmt.Sprintf("0 of %d participants responded", n)
+	}
+	switch {
+	case t.Resolved && t.Outcome != "":
+		t.Explanation = fmt.Sprintf("%s: %s resolved by %s; %s", t.Policy, t.Outcome, t.DecidedBy, votes)
+	case t.Resolved:
+		t.Explanation = fmt.Sprintf("%s: unresolvable, %s; %s", t.Policy, t.Conflict, votes)
+	default:
+		t.Explanation = fmt.Sprintf("%s: waiting; %s", t.Policy, votes)
+	}
+	if len(t.Refused) > 0 {
+		t.Explanation += fmt.Sprintf("; %d response(s) refused", len(t.Refused))
+	}
+}
+
+// Result turns a resolved tally into the shared Result: completed with the outcome as
+// Action, or failed with the conflict as Reason; the tally itself, as JSON, is the Data. It
+// returns nil while the interaction is unresolved.
+func (t *Tally) Result(interactionID string) *transport.Result {
+	if !t.Resolved {
+		return nil
+	}
+	data, _ := json.Marshal(t)
+	r := &transport.Result{CaseID: interactionID, Data: data, EndedAt: time.Now()}
+	if t.Outcome != "" {
+		r.Status, r.Action = transport.StatusCompleted, t.Outcome
+		r.RespondedBy = &transport.Responder{Name: t.DecidedBy}
+	} else {
+		r.Status, r.Reason = transport.StatusFailed, t.Explanation
+	}
+	return r
+}
+
+// Record validates one response and appends it to the history: a participant's response to
+// an agent-initiated interaction (the action must be one of userActions), or anyone's
+// unsolicited response to a feedback interaction. It updates Status and returns the new
+// tally. A response to a resolved interaction is kept in the history and refused by the
+// tally.
+func (it *Interaction) Record(f Feedback) (Tally, error) {
+	if f.ParticipantID == "" {
+		return Tally{}, errors.New("hi: Record: response without a participant")
+	}
+	if f.Timestamp.IsZero() {
+		f.Timestamp = time.Now().UTC()
+	}
+	if it.Type == TypeFeedback {
+		if f.Action == "" && f.InputText == "" {
+			return Tally{}, errors.New("hi: Record: empty feedback")
+		}
+		it.History = append(it.History, f)
+		it.Status = StatusReceived
+		return Evaluate(it), nil
+	}
+	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return p.ID == f.ParticipantID }) {
+		return Tally{}, fmt.Errorf("hi: Record: %q is not a participant", f.ParticipantID)
+	}
+	if len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action) {
+		return Tally{}, fmt.Errorf("hi: Record: %w: %q", ErrUnsupportedAction, f.Action)
+	}
+	it.History = append(it.History, f)
+	t := Evaluate(it)
+	if t.Resolved {
+		it.Status = StatusResolved
+	}
+	return t, nil
+}
+
+// NewFeedback returns a human-initiated interaction (§3, scenario 3): type feedback, no
+// agent output, status received, a synthetic id, and the person's response as its history.
+func NewFeedback(participantID, action, text string) *Interaction {
+	now := time.Now().UTC()
+	return &Interaction{InteractionID: syntheticID(), CoordinationMode: ModeCentralized, ResolutionPolicy: FirstResponse,
+		Timestamp: now, Participants: []Participant{{ID: participantID, Role: RoleObserver}}, Type: TypeFeedback,
+		Urgency: UrgencyOptional, Status: StatusReceived,
+		History: []Feedback{{ParticipantID: participantID, Action: action, InputText: text, Timestamp: now}}}
+}
