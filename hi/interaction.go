@@ -79,7 +79,7 @@ type Feedback struct {
 	Action        string    `json:"action"`
 	Reason        string    `json:"reason,omitempty"`
 	InputText     string    `json:"inputText,omitempty"`
-	Timestamp     time.Time `json:"timestamp"`
+	Timestamp     time.Time `json:"timestamp,omitzero"`
 }
 
 // Problem is one thing wrong with a message, at a JSON path ("$.participants[1].id").

@@ -240,7 +240,7 @@ func (t *Tally) explain(n int) {
 // Result turns a resolved tally into the shared Result: completed with the outcome as
 // Action, or failed with the conflict as Reason; the tally itself, as JSON, is the Data. It
 // returns nil while the interaction is unresolved.
-func (t *Tally) Result(interactionID string) *transport.Result {
+func (t Tally) Result(interactionID string) *transport.Result {
 	if !t.Resolved {
 		return nil
 	}
