@@ -1,0 +1,175 @@
+package hi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hi"
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// TestFanOutOverHITL: five participants, one HITL case each; the third approval (at 35 s)
+// resolves majority, the two waits still open are stopped at once, and nothing is left
+// running (synctest fails the test otherwise).
+func TestFanOutOverHITL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
+		var (
+			mu    sync.Mutex
+			cases = map[string]string{} // participant → case id
+		)
+		forward := func(_ context.Context, it *hitl.Interrupt) error {
+			mu.Lock()
+			defer mu.Unlock()
+			who, _, _ := strings.Cut(it.Prompt(), ":")
+			cases[who] = it.ID()
+			return nil
+		}
+		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(forward))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ask := hi.OverHITL(c, func(ctx context.Context, it *hi.Interaction, p hi.Participant) (*http.Request, error) {
+			body, _ := json.Marshal(map[string]string{"prompt": p.ID + ": " + it.AgentOutput.Summary})
+			return http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/actions/approval", strings.NewReader(string(body)))
+		})
+		decide := func(at time.Duration, who, action string) {
+			go func() {
+				<-time.After(at)
+				mu.Lock()
+				id := cases[who]
+				mu.Unlock()
+				if err := s.Respond(id, action, map[string]string{"feedback": who + " says " + action}, nil); err != nil {
+					t.Errorf("%s: %v", who, err)
+				}
+			}()
+		}
+		decide(10*time.Second, "p1", "approve")
+		decide(20*time.Second, "p2", "approve")
+		decide(35*time.Second, "p3", "approve")
+
+		it := message(5, hi.Majority)
+		start := time.Now()
+		res, tally, err := hi.FanOut(t.Context(), it, ask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 35*time.Second {
+			t.Errorf("FanOut returned after %v, want 35s", d)
+		}
+		if res.Status != transport.StatusCompleted || res.Action != "approve" || tally.DecidedBy != "p3" || tally.Counts["approve"] != 3 {
+			t.Errorf("Result %+v, tally %+v", res, tally)
+		}
+		if it.Status != hi.StatusResolved || len(it.History) != 3 || it.History[0].Reason != "p1 says approve" {
+			t.Errorf("interaction %+v", it)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, who := range []string{"p4", "p5"} {
+			if st, _ := s.Case(cases[who]); st.State != "pending" {
+				t.Errorf("%s's case is %s", who, st.State)
+			}
+		}
+	})
+}
+
+// TestFanOutOverHXP: the same over HXP: the third approval resolves, and the two requests no
+// longer needed are cancelled on the server.
+func TestFanOutOverHXP(t *testing.T) {
+	s := hxptest.NewServer(t)
+	opts := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
+	agent, _ := hxp.NewClient(s.URL, append(opts, hxp.WithAgentKey(func(context.Context) (string, error) { return hxptest.DefaultAgentKey, nil }))...)
+	human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanToken(func(context.Context) (string, error) { return hxptest.DefaultHumanToken, nil }))...)
+	ask := hi.OverHXP(agent, func(it *hi.Interaction, p hi.Participant) *hxp.Request {
+		return &hxp.Request{AgentID: p.ID, Approve: &hxp.Approve{Item: it.AgentOutput.Summary, Details: json.RawMessage(`{"amount":1240}`)}}
+	})
+	go func() { // three participants approve, one after another
+		ids := map[string]string{}
+		for len(ids) < 5 {
+			inbox, err := human.Inbox(context.Background(), nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for _, r := range inbox.Requests {
+				ids[r.Request.AgentID] = r.RequestID
+			}
+			<-time.After(10 * time.Millisecond)
+		}
+		for _, who := range []string{"p2", "p4", "p5"} {
+			<-time.After(50 * time.Millisecond)
+			if _, err := human.Resolve(context.Background(), ids[who], hxp.Approved, ""); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	it := message(5, hi.Majority)
+	res, tally, err := hi.FanOut(t.Context(), it, ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "approve" || tally.DecidedBy != "p5" {
+		t.Errorf("Result %+v, tally %+v", res, tally)
+	}
+	list, err := agent.List(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statuses := map[string]string{}
+	for _, r := range list {
+		statuses[r.Request.AgentID] = r.Status
+	}
+	want := map[string]string{"p1": "cancelled", "p2": "completed", "p3": "cancelled", "p4": "completed", "p5": "completed"}
+	for who, st := range want {
+		if statuses[who] != st {
+			t.Errorf("%s: %s, want %s", who, statuses[who], st)
+		}
+	}
+}
+
+// TestFanOutAbstentions: when every ask returns and too few answered, the Result is failed
+// with the explanation; when an ask fails, the error comes back.
+func TestFanOutAbstentions(t *testing.T) {
+	it := message(3, hi.Majority)
+	abstain := func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
+		if p.ID == "p1" {
+			return hi.Feedback{Action: "approve"}, nil
+		}
+		return hi.Feedback{}, nil
+	}
+	res, _, err := hi.FanOut(t.Context(), it, abstain)
+	if err != nil || res.Status != transport.StatusFailed || !strings.Contains(res.Reason, "1 of 3 participants responded") {
+		t.Errorf("FanOut = %+v, %v", res, err)
+	}
+	errDown := errors.New("service down")
+	failing := func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
+		if p.ID == "p2" {
+			return hi.Feedback{}, errDown
+		}
+		return hi.Feedback{}, nil
+	}
+	if _, _, err := hi.FanOut(t.Context(), message(3, hi.Majority), failing); !errors.Is(err, errDown) {
+		t.Errorf("FanOut with a failing ask = %v", err)
+	}
+	errMine := errors.New("caller gave up")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errMine)
+	blocking := func(ctx context.Context, _ *hi.Interaction, _ hi.Participant) (hi.Feedback, error) {
+		<-ctx.Done()
+		return hi.Feedback{}, context.Cause(ctx)
+	}
+	if _, _, err := hi.FanOut(ctx, message(2, hi.AllRequired), blocking); !errors.Is(err, errMine) {
+		t.Errorf("FanOut cancelled = %v", err)
+	}
+}
