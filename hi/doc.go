@@ -11,12 +11,16 @@
 // and resolves as soon as the policy decides, stopping the waits no longer needed.
 package hi
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
 
 // Errors of the HI endpoint (§2.4); match with errors.Is.
 var (
-	// ErrNotFound: unknown interaction (404).
-	ErrNotFound = errors.New("hi: interaction not found")
+	// ErrNotFound: unknown interaction (404); the same sentinel as every waiter's.
+	ErrNotFound = transport.ErrNotFound
 	// ErrUnsupportedAction: an action the interaction does not allow (400).
 	ErrUnsupportedAction = errors.New("hi: unsupported action")
 )

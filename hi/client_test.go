@@ -1,0 +1,98 @@
+package hi_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hi"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// endpoint is an HI endpoint at the spec's illustrative routes, resolving by the policy.
+type endpoint struct {
+	mu    sync.Mutex
+	store map[string]*hi.Interaction
+}
+
+func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	body, _ := io.ReadAll(r.Body)
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/agent-output":
+		it, err := hi.Parse(body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		e.store[it.InteractionID] = it
+		_ = json.NewEncoder(w).Encode(it)
+	case r.Method == http.MethodPost && r.URL.Path == "/human-feedback":
+		var f hi.FeedbackRequest
+		_ = json.Unmarshal(body, &f)
+		it, ok := e.store[f.InteractionID]
+		if !ok {
+			http.Error(w, "Interaction not found", http.StatusNotFound)
+			return
+		}
+		if _, err := it.Record(hi.Feedback{ParticipantID: f.ParticipantID, Action: f.Action, Reason: f.Reason, InputText: f.InputText}); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"message": "Feedback recorded", "interaction": it})
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/interactions/"):
+		it, ok := e.store[strings.TrimPrefix(r.URL.Path, "/api/interactions/")]
+		if !ok {
+			http.Error(w, "Interaction not found", http.StatusNotFound)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(it)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestEndpointClient(t *testing.T) {
+	srv := httptest.NewServer(&endpoint{store: map[string]*hi.Interaction{}})
+	defer srv.Close()
+	c, err := hi.NewClient(srv.URL, srv.Client(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := message(3, hi.Majority)
+	if _, err := c.Create(t.Context(), it); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: it.InteractionID, ParticipantID: "p1", Action: "escalate"}); !errors.Is(err, hi.ErrUnsupportedAction) {
+		t.Errorf("unsupported action: %v", err)
+	}
+	if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: "nope", ParticipantID: "p1", Action: "approve"}); !errors.Is(err, hi.ErrNotFound) {
+		t.Errorf("unknown interaction: %v", err)
+	}
+	go func() {
+		for _, who := range []string{"p1", "p3"} {
+			<-time.After(300 * time.Millisecond)
+			if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: it.InteractionID, ParticipantID: who, Action: "reject", Reason: "over budget"}); err != nil {
+				t.Error(err)
+			}
+		}
+	}()
+	res, err := c.Wait(t.Context(), it.InteractionID)
+	if err != nil || res.Status != transport.StatusCompleted || res.Action != "reject" || res.RespondedBy.Name != "p3" {
+		t.Fatalf("Wait = %+v, %v", res, err)
+	}
+	got, err := c.Get(t.Context(), it.InteractionID)
+	if err != nil || got.Status != hi.StatusResolved || len(got.History) != 2 {
+		t.Errorf("Get = %+v, %v", got, err)
+	}
+	if _, err := c.Wait(t.Context(), "nope"); !errors.Is(err, hi.ErrNotFound) {
+		t.Errorf("Wait on an unknown interaction: %v", err)
+	}
+}
