@@ -215,6 +215,7 @@ func TestPolicies(t *testing.T) {
 		{"first_response, 1", 1, hi.FirstResponse, "p1:reject", true, "reject", "", "p1", 0},
 		{"first_response, 3, later votes are late", 3, hi.FirstResponse, "p2:edit p1:approve p3:reject", true, "edit", "", "p2", 2},
 		{"first_response, nobody yet", 2, hi.FirstResponse, "", false, "", "", "", 0},
+		{"first_response, 5, outsider first", 5, hi.FirstResponse, "x1:approve p4:reject p1:approve", true, "reject", "", "p4", 2},
 		{"majority, 1", 1, hi.Majority, "p1:approve", true, "approve", "", "p1", 0},
 		{"majority, 2, one is not enough", 2, hi.Majority, "p1:approve", false, "", "", "", 0},
 		{"majority, 2, tie", 2, hi.Majority, "p1:approve p2:reject", true, "", "tie", "p2", 0},
@@ -226,6 +227,8 @@ func TestPolicies(t *testing.T) {
 		{"majority, 5, outsider refused", 5, hi.Majority, "p1:approve x9:approve p2:approve", false, "", "", "", 1},
 		{"majority, 5, action not offered", 5, hi.Majority, "p1:approve p2:escalate", false, "", "", "", 1},
 		{"all_required, 1", 1, hi.AllRequired, "p1:approve", true, "approve", "", "p1", 0},
+		{"all_required, 2, agree", 2, hi.AllRequired, "p2:edit p1:edit", true, "edit", "", "p1", 0},
+		{"all_required, 2, tie", 2, hi.AllRequired, "p2:edit p1:approve", true, "", "participants disagree: approve 1, edit 1", "p1", 0},
 		{"all_required, 3, one reject", 3, hi.AllRequired, "p1:approve p2:reject p3:approve", true, "", "participants disagree: approve 2, reject 1", "p3", 0},
 		{"all_required, 3, waiting for the last", 3, hi.AllRequired, "p1:approve p2:approve", false, "", "", "", 0},
 		{"all_required, 3, reject changed to approve", 3, hi.AllRequired, "p1:approve p2:reject p2:approve p3:approve", true, "approve", "", "p3", 0},
@@ -233,6 +236,7 @@ func TestPolicies(t *testing.T) {
 		{"quorum:2 of 5", 5, hi.Quorum(2), "p1:reject p2:approve p3:approve", true, "approve", "", "p3", 0},
 		{"quorum:3 of 3, split", 3, hi.Quorum(3), "p1:approve p2:approve p3:reject", true, "", "no action reached the quorum of 3", "p3", 0},
 		{"quorum:1 of 2", 2, hi.Quorum(1), "p2:edit", true, "edit", "", "p2", 0},
+		{"quorum:1 of 1", 1, hi.Quorum(1), "p1:reject p1:approve", true, "reject", "", "p1", 1},
 	}
 	for _, tt := range tests {
 		it := message(tt.n, tt.policy)
