@@ -288,3 +288,27 @@ func TestRecord(t *testing.T) {
 		t.Errorf("after two of three approvals: %+v, status %s", tally, it.Status)
 	}
 }
+
+// FuzzParse: any bytes parse without panic, and a message Parse accepts validates again
+// after its own JSON round trip.
+//
+//	go test -run '^$' -fuzz FuzzParse -fuzztime 5m ./hi/
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(specExample))
+	f.Add([]byte(`{"type":"feedback","timestamp":"2025-06-24","history":[{"participantId":"u","inputText":"x"}]}`))
+	f.Add([]byte(`{"interactionId":"","resolutionPolicy":"quorum:9","participants":[{"id":1}],"agentOutput":{"confidence":"NaN"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		it, err := hi.Parse(data)
+		if err != nil {
+			var pe *hi.ParseError
+			if !errors.As(err, &pe) || len(pe.Problems) == 0 {
+				t.Fatalf("untyped or empty error: %v", err)
+			}
+			return
+		}
+		if err := it.Validate(); err != nil {
+			t.Fatalf("accepted, then refused after a round trip: %v", err)
+		}
+		_ = hi.Evaluate(it)
+	})
+}
