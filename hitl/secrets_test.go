@@ -131,4 +131,3 @@ func TestStreamCredentialsStayOnOrigin(t *testing.T) {
 		}
 	})
 }
-
