@@ -252,6 +252,9 @@ func (r *Request) Validate() error {
 	if r.TimeoutSeconds < 0 {
 		bad("timeout_seconds", "must not be negative (0 means no timeout)")
 	}
+	if a := r.Action(); r.Fallback == FallbackDefault && a != "" && a != ActionDecide {
+		bad("fallback", "default applies to DECIDE only")
+	}
 	context := func(s string) {
 		if utf8.RuneCountInString(s) > MaxContext {
 			bad("payload.context", fmt.Sprintf("longer than %d characters", MaxContext))
@@ -293,9 +296,6 @@ func (r *Request) Validate() error {
 		if !isObject(a.Details) {
 			bad("payload.details", "required, a JSON object")
 		}
-		if r.Fallback == FallbackDefault {
-			bad("fallback", "default applies to DECIDE only")
-		}
 		context(a.Context)
 	case ActionProvide:
 		p := r.Provide
@@ -305,9 +305,6 @@ func (r *Request) Validate() error {
 		oneOf("payload.input_type", string(p.InputType), "text", "number", "url", "email", "file", "selection")
 		if p.InputType == "" {
 			bad("payload.input_type", "required")
-		}
-		if r.Fallback == FallbackDefault {
-			bad("fallback", "default applies to DECIDE only")
 		}
 		context(p.Context)
 		if v := p.Validation; v != nil {

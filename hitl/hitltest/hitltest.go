@@ -247,13 +247,7 @@ const (
 )
 
 // FailNext makes the next n polls of caseID (any case when caseID is "") fail with f.
-func (s *Server) FailNext(caseID string, f Fault, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.faults[caseID] = append(s.faults[caseID], f)
-	}
-}
+func (s *Server) FailNext(caseID string, f Fault, n int) { enqueue(s, s.faults, caseID, f, n) }
 
 // CaseState is a snapshot of a case, for assertions.
 type CaseState struct {
@@ -292,21 +286,11 @@ func (s *Server) Open(id string) error {
 // Remind records a reminder sent to the human now (reminder_sent_at on the poll, a
 // review.reminder event on the stream) with message.
 func (s *Server) Remind(id, message string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.cases[id]
-	if !ok {
-		return ErrNoCase
-	}
-	now := time.Now()
-	s.expireIfDue(c, now)
-	if c.terminal() {
-		return ErrClosed
-	}
-	c.reminderAt = now
-	c.version++
-	c.emit("review.reminder", map[string]any{"case_id": c.id, "reminder_at": stamp(now), "message": message})
-	return nil
+	return s.update(id, func(c *fakeCase, now time.Time) {
+		c.reminderAt = now
+		c.version++
+		c.emit("review.reminder", map[string]any{"case_id": c.id, "reminder_at": stamp(now), "message": message})
+	})
 }
 
 // Progress marks the case in_progress with p.
@@ -363,9 +347,9 @@ func (s *Server) update(id string, f func(*fakeCase, time.Time)) error {
 	if c.terminal() {
 		return ErrClosed
 	}
-	before := c.state
+	state, progress := c.state, c.progress
 	f(c, now)
-	if c.state != before || c.state == "in_progress" {
+	if c.state != state || c.progress != progress {
 		s.changed(c)
 	}
 	return nil

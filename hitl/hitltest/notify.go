@@ -54,13 +54,19 @@ const (
 // FailStream makes the next n connections to caseID's event stream (any case when caseID is
 // "") fail with f.
 func (s *Server) FailStream(caseID string, f StreamFault, n int) {
+	enqueue(s, s.streamFaults, caseID, f, n)
+}
+
+// enqueue appends n faults f for caseID ("" for any case) to a queue of s.
+func enqueue[F any](s *Server, faults map[string][]F, caseID string, f F, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.streamFaults[caseID] = append(s.streamFaults[caseID], f)
+		faults[caseID] = append(faults[caseID], f)
 	}
 }
 
+// takeFirst pops the next fault for id, or for any case. Guarded by Server.mu.
 func takeFirst[F any](faults map[string][]F, id string) (F, bool) {
 	for _, key := range []string{id, ""} {
 		if q := faults[key]; len(q) > 0 {
@@ -201,11 +207,7 @@ const (
 // FailCallback makes the next n callbacks for caseID (any case when caseID is "")
 // misbehave with f.
 func (s *Server) FailCallback(caseID string, f CallbackFault, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.callbackFaults[caseID] = append(s.callbackFaults[caseID], f)
-	}
+	enqueue(s, s.callbackFaults, caseID, f, n)
 }
 
 // Callback is one callback delivery attempt the server made, for assertions.
