@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -237,6 +238,24 @@ func (p *parser) array(obj map[string]json.RawMessage, name, path string) []json
 	return a
 }
 
+// objects yields each object of the array member name with its path ("$.history[2]"),
+// keys normalised, reporting the elements that are not objects.
+func (p *parser) objects(obj map[string]json.RawMessage, name, problem string) iter.Seq2[string, map[string]json.RawMessage] {
+	return func(yield func(string, map[string]json.RawMessage) bool) {
+		for i, raw := range p.array(obj, name, "$."+name) {
+			path := fmt.Sprintf("$.%s[%d]", name, i)
+			var m map[string]json.RawMessage
+			if json.Unmarshal(raw, &m) != nil || m == nil {
+				p.bad(path, problem)
+				continue
+			}
+			if !yield(path, normalise(m)) {
+				return
+			}
+		}
+	}
+}
+
 func (p *parser) time(obj map[string]json.RawMessage, name, path string, required bool) time.Time {
 	s := p.str(obj, name, path)
 	if s == "" {
@@ -273,14 +292,7 @@ func (p *parser) interaction() *Interaction {
 		it.ResolutionPolicy = pol
 	}
 	it.Timestamp = p.time(f, "timestamp", "$.timestamp", true)
-	for i, raw := range p.array(f, "participants", "$.participants") {
-		path := fmt.Sprintf("$.participants[%d]", i)
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			p.bad(path, "must be an object with id and role")
-			continue
-		}
-		m = normalise(m)
+	for path, m := range p.objects(f, "participants", "must be an object with id and role") {
 		it.Participants = append(it.Participants, Participant{ID: p.str(m, "id", path+".id"), Role: p.str(m, "role", path+".role")})
 	}
 	if o := p.object(f, "agentOutput", "$.agentOutput"); o != nil {
@@ -308,14 +320,7 @@ func (p *parser) interaction() *Interaction {
 			it.HumanFactors.FatigueScore = &v
 		}
 	}
-	for i, raw := range p.array(f, "history", "$.history") {
-		path := fmt.Sprintf("$.history[%d]", i)
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			p.bad(path, "must be an object")
-			continue
-		}
-		m = normalise(m)
+	for path, m := range p.objects(f, "history", "must be an object") {
 		it.History = append(it.History, Feedback{
 			ParticipantID: p.str(m, "participantId", path+".participantId"),
 			Action:        strings.ToLower(p.str(m, "action", path+".action")),

@@ -214,16 +214,25 @@ var (
 	ErrResolved  = errors.New("hxptest: request already resolved")
 )
 
+// open returns the request id if it is still waiting. Guarded by mu.
+func (s *Server) open(id string) (*request, error) {
+	r, ok := s.requests[id]
+	switch {
+	case !ok:
+		return nil, ErrNoRequest
+	case r.terminal():
+		return nil, ErrResolved
+	}
+	return r, nil
+}
+
 // Assign marks the request assigned to user, as routing would.
 func (s *Server) Assign(id, user string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.requests[id]
-	switch {
-	case !ok:
-		return ErrNoRequest
-	case r.status != "pending" && r.status != "assigned":
-		return ErrResolved
+	r, err := s.open(id)
+	if err != nil {
+		return err
 	}
 	r.status, r.assignedTo = "assigned", user
 	s.emit(r, map[string]any{"event": "assigned", "assigned_to": user})
@@ -239,12 +248,9 @@ func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.requests[id]
-	switch {
-	case !ok:
-		return nil, ErrNoRequest
-	case r.status != "pending" && r.status != "assigned":
-		return nil, ErrResolved
+	r, err := s.open(id)
+	if err != nil {
+		return nil, err
 	}
 	rc := &hxp.Receipt{RequestID: id, Status: "completed", Result: raw, Reason: reason, CompletedBy: by}
 	if err := rc.Check(&r.req); err != nil {
@@ -258,12 +264,9 @@ func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt
 func (s *Server) Cancel(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r, ok := s.requests[id]
-	switch {
-	case !ok:
-		return ErrNoRequest
-	case r.status != "pending" && r.status != "assigned":
-		return ErrResolved
+	r, err := s.open(id)
+	if err != nil {
+		return err
 	}
 	s.finish(r, &hxp.Receipt{RequestID: id, Status: "cancelled", Reason: "cancelled by the agent"})
 	return nil
@@ -293,7 +296,7 @@ func (s *Server) finish(r *request, rc *hxp.Receipt) {
 func (s *Server) timeout(r *request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r.status != "pending" && r.status != "assigned" {
+	if r.terminal() {
 		return
 	}
 	switch {
