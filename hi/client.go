@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -101,7 +102,7 @@ func (c *Client) Get(ctx context.Context, id string) (*Interaction, error) {
 // exchange sends one request and reads an interaction from the answer, which is either the
 // interaction or {"interaction": …} (the example's feedback answer).
 func (c *Client) exchange(ctx context.Context, op, method, target string, in any) (*Interaction, error) {
-	var body *bytes.Reader
+	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
@@ -109,16 +110,12 @@ func (c *Client) exchange(ctx context.Context, op, method, target string, in any
 		}
 		body = bytes.NewReader(b)
 	}
-	var req *http.Request
-	var err error
-	if body != nil {
-		req, err = http.NewRequestWithContext(ctx, method, target, body)
-		req.Header.Set("Content-Type", "application/json")
-	} else {
-		req, err = http.NewRequestWithContext(ctx, method, target, nil)
-	}
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("hi: %s: %w", op, httpx.StripURL(err))
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -219,7 +219,9 @@ func (c *Client) listen(ctx context.Context, cr *Created, wsURL string, report f
 		if err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
 		}
-		header.Set("Authorization", "Bearer "+v)
+		if v != "" {
+			header.Set("Authorization", "Bearer "+v)
+		}
 	}
 	conn, err := ws.Dial(ctx, wsURL, c.http, header, DefaultMessageLimit)
 	if err != nil {
