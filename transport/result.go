@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"time"
 )
 
@@ -172,4 +174,68 @@ func (r *Result) decodeOptional(v any) error {
 		return err
 	}
 	return nil
+}
+
+// Submission is how a HITL Protocol answer was submitted (v0.8 submission_context, §7.6):
+// on the service's review page (browser_submit) or by an agent on a human's behalf
+// (inline_submit), and what the service's verification concluded. It never holds raw proofs.
+type Submission struct {
+	// Mode is browser_submit or inline_submit.
+	Mode string `json:"mode"`
+	// SubmittedVia and SubmittedBy are set for inline_submit.
+	SubmittedVia string          `json:"submitted_via,omitempty"`
+	SubmittedBy  json.RawMessage `json:"submitted_by,omitempty"`
+	// Verification is the service's verdict when a verification policy applied or evidence
+	// was sent; nil otherwise.
+	Verification *VerificationResult `json:"verification_result,omitempty"`
+}
+
+// VerificationResult is the service's normalised verdict on the evidence (§7.6).
+type VerificationResult struct {
+	Satisfied bool `json:"satisfied"`
+	// VerifiedEvidence and MissingRequirements are the service's lists, raw.
+	VerifiedEvidence    []json.RawMessage `json:"verified_evidence,omitempty"`
+	MissingRequirements []json.RawMessage `json:"missing_requirements,omitempty"`
+}
+
+// Submission decodes SubmissionContext. It fails with ErrNoData when the service sent none.
+func (r *Result) Submission() (Submission, error) {
+	var s Submission
+	if len(r.SubmissionContext) == 0 {
+		return s, ErrNoData
+	}
+	if err := json.Unmarshal(r.SubmissionContext, &s); err != nil {
+		return Submission{}, fmt.Errorf("decode submission_context: %w", err)
+	}
+	return s, nil
+}
+
+// String describes the result without its data, which may hold sensitive form values:
+// "completed: approve (case review_1)".
+func (r Result) String() string {
+	var b strings.Builder
+	b.WriteString(string(r.Status))
+	switch {
+	case r.Action != "":
+		b.WriteString(": " + r.Action)
+	case r.DefaultApplied:
+		b.WriteString(": default " + r.DefaultAction)
+	case r.Reason != "":
+		b.WriteString(": " + r.Reason)
+	}
+	fmt.Fprintf(&b, " (case %s", r.CaseID)
+	if len(r.Data) > 0 {
+		fmt.Fprintf(&b, ", %d bytes of data", len(r.Data))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// GoString is String, so that %#v does not print the data either.
+func (r Result) GoString() string { return r.String() }
+
+// LogValue gives slog the result without its data.
+func (r Result) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("status", string(r.Status)), slog.String("case_id", r.CaseID),
+		slog.String("action", r.Action), slog.Int("data_bytes", len(r.Data)))
 }

@@ -1,0 +1,420 @@
+package hitl
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/mail"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// FieldType is a form field's type (HITL Protocol §10.3, form-field.schema.json). Types
+// starting with "x-" are a service's own and are treated as text.
+type FieldType string
+
+// The field types of §10.3.
+const (
+	FieldText        FieldType = "text"
+	FieldTextarea    FieldType = "textarea"
+	FieldNumber      FieldType = "number"
+	FieldDate        FieldType = "date"
+	FieldEmail       FieldType = "email"
+	FieldURL         FieldType = "url"
+	FieldBoolean     FieldType = "boolean"
+	FieldSelect      FieldType = "select"
+	FieldMultiselect FieldType = "multiselect"
+	FieldRange       FieldType = "range"
+)
+
+// Form is an input case's context.form (§10.3): either one list of Fields or a wizard of
+// Steps. A Form is a plain value, safe to share once built.
+type Form struct {
+	Fields    []Field `json:"fields,omitempty"`
+	Steps     []Step  `json:"steps,omitempty"`
+	SessionID string  `json:"session_id,omitempty"`
+	// Warnings lists what was odd but usable (both fields and steps, an unknown field type).
+	Warnings []string `json:"-"`
+}
+
+// Step is one page of a multi-step form.
+type Step struct {
+	Title       string  `json:"title"`
+	Description string  `json:"description,omitempty"`
+	Fields      []Field `json:"fields"`
+}
+
+// Field is one form field. Default never holds a sensitive value (the spec sends those by
+// DefaultRef); a Sensitive field's value must never be logged.
+type Field struct {
+	Key         string          `json:"key"`
+	Label       string          `json:"label"`
+	Type        FieldType       `json:"type"`
+	Required    bool            `json:"required,omitempty"`
+	Placeholder string          `json:"placeholder,omitempty"`
+	Hint        string          `json:"hint,omitempty"`
+	Default     json.RawMessage `json:"default,omitempty"`
+	DefaultRef  string          `json:"default_ref,omitempty"`
+	Sensitive   bool            `json:"sensitive,omitempty"`
+	Options     []FieldOption   `json:"options,omitempty"`
+	Validation  *Validation     `json:"validation,omitempty"`
+	Conditional *Condition      `json:"conditional,omitempty"`
+}
+
+// FieldOption is one choice of a select or multiselect field.
+type FieldOption struct {
+	Value string `json:"value"`
+	Label string `json:"label"`
+}
+
+// Validation holds a field's rules. Lengths count characters; Min and Max bound numbers.
+type Validation struct {
+	MinLength *int     `json:"minLength,omitempty"`
+	MaxLength *int     `json:"maxLength,omitempty"`
+	Pattern   string   `json:"pattern,omitempty"`
+	Min       *float64 `json:"min,omitempty"`
+	Max       *float64 `json:"max,omitempty"`
+}
+
+// Condition makes a field visible only when another field's value compares as stated;
+// a hidden field is left out of result.data (§10.3).
+type Condition struct {
+	Field string `json:"field"`
+	// Operator is eq, neq, in, gt or lt.
+	Operator string          `json:"operator"`
+	Value    json.RawMessage `json:"value"`
+}
+
+// Form returns the case's form, or nil and no error when its context has none. A form that
+// cannot be read is an [*InvalidError] for the object "form", every problem listed.
+func (c *Case) Form() (*Form, error) {
+	var ctx struct {
+		Form json.RawMessage `json:"form"`
+	}
+	if len(c.Context) == 0 || json.Unmarshal(c.Context, &ctx) != nil || len(ctx.Form) == 0 || string(ctx.Form) == "null" {
+		return nil, nil
+	}
+	return ParseForm(ctx.Form)
+}
+
+// ParseForm reads a context.form object.
+func ParseForm(raw []byte) (*Form, error) {
+	var f Form
+	if err := json.Unmarshal(raw, &f); err != nil {
+		p := fieldErrorFromJSON(err)
+		p.Field = "form." + strings.TrimPrefix(p.Field, "hitl")
+		return nil, &InvalidError{Object: "form", Problems: []FieldError{p}}
+	}
+	var problems []FieldError
+	switch {
+	case len(f.Fields) > 0 && len(f.Steps) > 0:
+		f.Warnings = append(f.Warnings, "form has both fields and steps; steps are used")
+		f.Fields = nil
+	case len(f.Fields) == 0 && len(f.Steps) == 0:
+		problems = append(problems, FieldError{Field: "form", Problem: "has neither fields nor steps"})
+	}
+	seen := map[string]bool{}
+	for i, fd := range f.All() {
+		at := fmt.Sprintf("form.fields[%d]", i)
+		if !validFieldKey(fd.Key) {
+			problems = append(problems, FieldError{Field: at + ".key", Problem: "must match ^[a-zA-Z][a-zA-Z0-9_]*$"})
+		} else if seen[fd.Key] {
+			problems = append(problems, FieldError{Field: at + ".key", Problem: "duplicate key"})
+		}
+		seen[fd.Key] = true
+		if fd.Label == "" {
+			problems = append(problems, FieldError{Field: at + ".label", Problem: "missing"})
+		}
+		switch kind := fd.Type.kind(); {
+		case fd.Type == "":
+			problems = append(problems, FieldError{Field: at + ".type", Problem: "missing"})
+		case kind == "":
+			f.Warnings = append(f.Warnings, "field "+fd.Key+" has type "+quoteShort(string(fd.Type))+"; treated as text")
+		case (fd.Type == FieldSelect || fd.Type == FieldMultiselect) && len(fd.Options) == 0:
+			problems = append(problems, FieldError{Field: at + ".options", Problem: "required for " + string(fd.Type)})
+		}
+		if v := fd.Validation; v != nil && v.Pattern != "" {
+			if _, err := regexp.Compile(v.Pattern); err != nil {
+				f.Warnings = append(f.Warnings, "field "+fd.Key+" has a pattern Go cannot compile; not checked")
+			}
+		}
+		if cd := fd.Conditional; cd != nil {
+			switch cd.Operator {
+			case "eq", "neq", "in", "gt", "lt":
+			default:
+				problems = append(problems, FieldError{Field: at + ".conditional.operator", Problem: "must be eq, neq, in, gt or lt"})
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return nil, &InvalidError{Object: "form", Problems: problems}
+	}
+	return &f, nil
+}
+
+// All returns every field, steps flattened in order.
+func (f *Form) All() []Field {
+	if len(f.Steps) == 0 {
+		return f.Fields
+	}
+	var all []Field
+	for _, s := range f.Steps {
+		all = append(all, s.Fields...)
+	}
+	return all
+}
+
+// Summary describes the form in one line for a forwarded message: "3-step form: Personal →
+// Preferences → Review" or "6 fields".
+func (f *Form) Summary() string {
+	if len(f.Steps) > 0 {
+		titles := make([]string, len(f.Steps))
+		for i, s := range f.Steps {
+			titles[i] = s.Title
+		}
+		return fmt.Sprintf("%d-step form: %s", len(f.Steps), strings.Join(titles, " → "))
+	}
+	if n := len(f.Fields); n != 1 {
+		return fmt.Sprintf("%d fields", n)
+	}
+	return "1 field"
+}
+
+// SensitiveKeys lists the keys of the fields marked sensitive.
+func (f *Form) SensitiveKeys() []string {
+	var keys []string
+	for _, fd := range f.All() {
+		if fd.Sensitive {
+			keys = append(keys, fd.Key)
+		}
+	}
+	return keys
+}
+
+// Redacted is what [Form.Redact] puts in place of a sensitive value.
+const Redacted = "[redacted]"
+
+// Redact returns data (a result's data object) with the value of every sensitive field
+// replaced by [Redacted], for logging or display. Data that is not a JSON object is returned
+// as nil, since it cannot be shown safely.
+func (f *Form) Redact(data json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil || obj == nil {
+		return nil
+	}
+	for _, k := range f.SensitiveKeys() {
+		if _, ok := obj[k]; ok {
+			obj[k] = json.RawMessage(strconv.Quote(Redacted))
+		}
+	}
+	out, _ := json.Marshal(obj)
+	return out
+}
+
+// Check compares a submitted result.data with the form: every required visible field
+// present and non-empty, every value of its field's type and within its rules, and no value
+// for a field its condition hides. It returns nil or an [*InvalidError] for the object
+// "result data" with one problem per key. Problems never quote a value.
+func (f *Form) Check(data json.RawMessage) error {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
+		return &InvalidError{Object: "result data", Problems: []FieldError{{Field: "data", Problem: "must be a JSON object"}}}
+	}
+	var problems []FieldError
+	for _, fd := range f.All() {
+		raw, present := obj[fd.Key]
+		present = present && string(raw) != "null"
+		if !visible(fd, obj) {
+			if present {
+				problems = append(problems, FieldError{Field: fd.Key, Problem: "must be absent: its condition hides it"})
+			}
+			continue
+		}
+		if !present {
+			if fd.Required {
+				problems = append(problems, FieldError{Field: fd.Key, Problem: "required"})
+			}
+			continue
+		}
+		if p := checkValue(fd, raw); p != "" {
+			problems = append(problems, FieldError{Field: fd.Key, Problem: p})
+		}
+	}
+	if len(problems) > 0 {
+		return &InvalidError{Object: "result data", Problems: problems}
+	}
+	return nil
+}
+
+// visible reports whether fd is shown given the values in data.
+func visible(fd Field, data map[string]json.RawMessage) bool {
+	cd := fd.Conditional
+	if cd == nil {
+		return true
+	}
+	var got, want any
+	if raw, ok := data[cd.Field]; ok {
+		_ = json.Unmarshal(raw, &got)
+	}
+	_ = json.Unmarshal(cd.Value, &want)
+	switch cd.Operator {
+	case "eq":
+		return reflect.DeepEqual(got, want)
+	case "neq":
+		return !reflect.DeepEqual(got, want)
+	case "in":
+		list, _ := want.([]any)
+		for _, v := range list {
+			if reflect.DeepEqual(got, v) {
+				return true
+			}
+		}
+		return false
+	case "gt", "lt":
+		g, ok1 := got.(float64)
+		w, ok2 := want.(float64)
+		if !ok1 || !ok2 {
+			return false
+		}
+		if cd.Operator == "gt" {
+			return g > w
+		}
+		return g < w
+	}
+	return true
+}
+
+// checkValue returns the problem with one present value, or "".
+func checkValue(fd Field, raw json.RawMessage) string {
+	switch fd.Type.kind() {
+	case "bool":
+		var b bool
+		if json.Unmarshal(raw, &b) != nil {
+			return "must be true or false"
+		}
+	case "number":
+		var n float64
+		if json.Unmarshal(raw, &n) != nil {
+			return "must be a number"
+		}
+		if v := fd.Validation; v != nil {
+			if v.Min != nil && n < *v.Min {
+				return "below the minimum " + strconv.FormatFloat(*v.Min, 'f', -1, 64)
+			}
+			if v.Max != nil && n > *v.Max {
+				return "above the maximum " + strconv.FormatFloat(*v.Max, 'f', -1, 64)
+			}
+		}
+	case "list":
+		var list []string
+		if json.Unmarshal(raw, &list) != nil {
+			return "must be a list of strings"
+		}
+		if fd.Required && len(list) == 0 {
+			return "required"
+		}
+		for _, v := range list {
+			if !hasOption(fd, v) {
+				return "has a value that is not one of the options"
+			}
+		}
+	default:
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "must be a string"
+		}
+		if s == "" {
+			if fd.Required {
+				return "required"
+			}
+			return ""
+		}
+		return checkString(fd, s)
+	}
+	return ""
+}
+
+func checkString(fd Field, s string) string {
+	switch fd.Type {
+	case FieldDate:
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			if _, err := time.Parse(time.RFC3339, s); err != nil {
+				return "must be an ISO 8601 date"
+			}
+		}
+	case FieldEmail:
+		if a, err := mail.ParseAddress(s); err != nil || a.Name != "" {
+			return "must be an email address"
+		}
+	case FieldURL:
+		if _, err := parseAbsURL(s); err != nil {
+			return "must be an absolute URL"
+		}
+	case FieldSelect:
+		if !hasOption(fd, s) {
+			return "must be one of the options"
+		}
+	}
+	if v := fd.Validation; v != nil {
+		n := utf8.RuneCountInString(s)
+		if v.MinLength != nil && n < *v.MinLength {
+			return fmt.Sprintf("shorter than %d characters", *v.MinLength)
+		}
+		if v.MaxLength != nil && n > *v.MaxLength {
+			return fmt.Sprintf("longer than %d characters", *v.MaxLength)
+		}
+		if v.Pattern != "" {
+			if re, err := regexp.Compile(v.Pattern); err == nil && !re.MatchString(s) {
+				return "does not match the field's pattern"
+			}
+		}
+	}
+	return ""
+}
+
+func hasOption(fd Field, v string) bool {
+	for _, o := range fd.Options {
+		if o.Value == v {
+			return true
+		}
+	}
+	return false
+}
+
+// kind is the JSON shape of the type's value (§10.3): "text" (string), "number", "date"
+// (an ISO date string), "bool" or "list" (string array); custom "x-" types are text, and a
+// type the spec does not list gives "".
+func (t FieldType) kind() string {
+	switch t {
+	case FieldText, FieldTextarea, FieldEmail, FieldURL, FieldSelect, FieldDate:
+		return "text"
+	case FieldNumber, FieldRange:
+		return "number"
+	case FieldBoolean:
+		return "bool"
+	case FieldMultiselect:
+		return "list"
+	}
+	if strings.HasPrefix(string(t), "x-") {
+		return "text"
+	}
+	return ""
+}
+
+// validFieldKey checks §10.3's key pattern ^[a-zA-Z][a-zA-Z0-9_]*$.
+func validFieldKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		b := k[i]
+		letter := b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+		if !letter && (i == 0 || !(b >= '0' && b <= '9' || b == '_')) {
+			return false
+		}
+	}
+	return true
+}
