@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ type Client struct {
 	detect         DetectOptions
 	minInterval    time.Duration
 	maxInterval    time.Duration
+	discovery      discoveryCache
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -264,7 +266,7 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 			auth = func(context.Context) (string, error) { return h, nil }
 		}
 	}
-	out.Result, err = c.wait(ctx, it, o.Wait, auth)
+	out.Result, err = c.wait(ctx, it, o.Wait, auth, forward)
 	return out, err
 }
 
@@ -314,6 +316,10 @@ type WaitOptions struct {
 	OnUpdate func(Update)
 	// PollOnly ignores the case's events_url and the client's callbacks: the wait only polls.
 	PollOnly bool
+	// NoReminders turns reminders off: by default, at each of the case's reminder_at times
+	// and on each review.reminder event, the forwarder is called again with the same
+	// interrupt (its Reminder counting up) while the case is pending or opened.
+	NoReminders bool
 }
 
 // Wait waits for the case to reach a terminal state and returns the Result: completed (a
@@ -337,10 +343,10 @@ type WaitOptions struct {
 // every goroutine it started has ended, and may be called concurrently for any number of
 // interrupts.
 func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Result, error) {
-	return c.wait(ctx, it, o, c.authorization)
+	return c.wait(ctx, it, o, c.authorization, c.forward)
 }
 
-func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error)) (*Result, error) {
+func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
 	if it == nil || it.Kind != KindHITL || it.Case == nil {
 		return nil, errors.New("hitl: Wait needs a HITL interrupt with a case")
 	}
@@ -364,22 +370,30 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		defer cancel()
 	}
 
+	interval, lo, hi := c.pacing(cs.PollURL)
 	p := &transport.Poller{
 		Client:      c.http,
 		Authorize:   c.authorizer(it, cs.PollURL, auth),
-		MinInterval: c.minInterval,
-		MaxInterval: c.maxInterval,
+		Interval:    interval,
+		MinInterval: lo,
+		MaxInterval: hi,
 		MaxBody:     c.detect.MaxBody,
 		Logger:      c.logger,
 	}
 	var (
-		mu   sync.Mutex
-		last Update
+		mu    sync.Mutex
+		last  Update
+		ended bool
 	)
+	reminders := make(chan struct{}, 1)
 	report := func(u Update) {
 		mu.Lock()
 		defer mu.Unlock()
 		if u.Reminder {
+			select {
+			case reminders <- struct{}{}:
+			default:
+			}
 			u.State, u.Progress, u.OpenedAt = cmp.Or(last.State, statePending), last.Progress, last.OpenedAt
 		}
 		// A stream resumed from its start replays states the poll has already passed.
@@ -415,9 +429,24 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		s := &transport.Subscriber{Client: c.http, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
 		follow = sync.OnceFunc(func() { wg.Go(func() { c.follow(ctx, cs, s, report, kick) }) })
 	}
+	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || cs.EventsURL != "" && !o.PollOnly) {
+		// remindable is read when a reminder is due: only a case known to be waiting for
+		// the human to start (pending or opened) is re-sent.
+		remindable := func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return !ended && (last.State == "" || last.State == statePending || last.State == stateOpened)
+		}
+		wg.Go(func() { c.remind(ctx, it, forward, reminders, remindable) })
+	}
 
 	res, err := transport.PollOnWake(ctx, p, cs.PollURL, wake, func(body []byte) (*Result, bool, error) {
 		r, u, err := decodePoll(cs, body)
+		if r != nil {
+			mu.Lock()
+			ended = true
+			mu.Unlock()
+		}
 		if err != nil || r != nil {
 			return r, r != nil, err
 		}
@@ -435,6 +464,61 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: case ended", slog.String("case_id", cs.CaseID),
 		slog.String("status", string(res.Status)))
 	return res, nil
+}
+
+// remindGap is the least time between two reminders: a review.reminder event that the
+// service sends at a reminder_at time does not make the human get the link twice.
+const remindGap = time.Minute
+
+// remind calls forward again at each reminder_at time still ahead and before expiry, and on
+// each signal from the event stream, while remindable says the case waits for the human. A
+// forwarder's error is logged and does not end the wait.
+func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, events <-chan struct{}, remindable func() bool) {
+	cs := it.Case
+	var times []time.Time
+	for _, t := range cs.ReminderAt {
+		if time.Now().Before(t) && (cs.ExpiresAt.IsZero() || t.Before(cs.ExpiresAt)) {
+			times = append(times, t)
+		}
+	}
+	slices.SortFunc(times, time.Time.Compare)
+	var (
+		n    int
+		prev time.Time
+	)
+	for {
+		var (
+			timer *time.Timer
+			due   <-chan time.Time
+		)
+		if len(times) > 0 {
+			timer = time.NewTimer(time.Until(times[0]))
+			due = timer.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-due:
+			times = times[1:]
+		case <-events:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		if !remindable() || (!prev.IsZero() && time.Since(prev) < remindGap) {
+			continue
+		}
+		n++
+		prev = time.Now()
+		again := *it
+		again.Reminder = n
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: reminding", slog.String("case_id", cs.CaseID), slog.Int("reminder", n))
+		if err := forward(ctx, &again); err != nil && ctx.Err() == nil {
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: reminder not forwarded", slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+		}
+	}
 }
 
 // follow reads the case's event stream until a terminal event, which it passes on as a

@@ -12,7 +12,9 @@ import (
 // Forwarder puts an interrupt's question in front of the agent's human: a chat message, a
 // terminal line, a browser tab. It receives the full review URL, token included, because the
 // human needs it; it must not log it. It is called from the goroutine that called
-// [Client.Do], before the wait begins; an error ends the call.
+// [Client.Do], before the wait begins; an error ends the call. During the wait it may be
+// called again for reminders (it.Reminder > 0) from the wait's own goroutine, so it must be
+// safe for concurrent use; a reminder's error is logged and the wait goes on.
 type Forwarder func(ctx context.Context, it *Interrupt) error
 
 // WriteTo returns a Forwarder that writes the prompt, the envelope message when it adds
@@ -26,6 +28,9 @@ func WriteTo(w io.Writer) Forwarder {
 		msg := it.Prompt()
 		if it.Message != "" && it.Message != msg {
 			msg = it.Message + "\n" + msg
+		}
+		if it.Reminder > 0 {
+			msg = "Reminder: " + msg
 		}
 		_, err := fmt.Fprintf(w, "%s\nReview: %s\n", msg, it.ReviewURL())
 		return err

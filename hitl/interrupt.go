@@ -33,6 +33,9 @@ type Interrupt struct {
 	// Warnings lists what was odd but usable in the object (an unknown spec_version, an
 	// overlong prompt, an unparsable timeout).
 	Warnings []string `json:"warnings,omitempty"`
+	// Reminder is 0 for the first forward of the case and n for its n-th reminder, so a
+	// forwarder can word it as one ("Reminder: …").
+	Reminder int `json:"-"`
 }
 
 // Prompt returns what the human must decide: the case's prompt, or the envelope's message

@@ -19,6 +19,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /reviews/{id}/events", s.handleEvents)
 	mux.HandleFunc("GET /review/{id}", s.handleReviewPage)
 	mux.HandleFunc("POST /review/{id}", s.handleReviewSubmit)
+	mux.HandleFunc("POST /reviews/{id}/submit", s.handleInlineSubmit)
+	mux.HandleFunc("GET "+hitl.WellKnownPath, s.handleDiscovery)
 	return mux
 }
 
@@ -38,6 +40,15 @@ type actionRequest struct {
 	Timeout       string          `json:"timeout"`
 	Context       json.RawMessage `json:"context"`
 	CallbackURL   string          `json:"hitl_callback_url"`
+	// ReminderAt is one RFC 3339 time or a list of them.
+	ReminderAt json.RawMessage `json:"reminder_at"`
+	// Inline turns on inline submit (submit_url and submit_token); InlineActions, when set,
+	// becomes inline_actions.
+	Inline             bool            `json:"inline"`
+	InlineActions      []string        `json:"inline_actions"`
+	VerificationPolicy json.RawMessage `json:"verification_policy"`
+	// PreviousCaseID links a resubmission to the round before (§10.1).
+	PreviousCaseID string `json:"previous_case_id"`
 }
 
 // handleAction answers any call with a 202 and a new case of the path's review type (§6).
@@ -70,9 +81,19 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	if sample.prompt == "" {
 		sample = samples[hitl.TypeInput]
 	}
+	reminders, err := reminderTimes(req.ReminderAt)
+	if err != nil {
+		s.record(r, "", http.StatusBadRequest)
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_reminder_at"})
+		return
+	}
 	c := &fakeCase{id: newID(), typ: string(typ), token: newToken(), state: "pending",
 		prompt: firstNonEmpty(req.Prompt, sample.prompt), defaultAction: firstNonEmpty(req.DefaultAction, hitl.DefaultSkip),
-		context: req.Context, callbackURL: req.CallbackURL, news: make(chan struct{})}
+		context: req.Context, callbackURL: req.CallbackURL, news: make(chan struct{}),
+		inlineActions: req.InlineActions, policy: req.VerificationPolicy, previous: req.PreviousCaseID}
+	if req.Inline {
+		c.submitToken = "agt_" + newToken()
+	}
 	if len(c.context) == 0 {
 		c.context = json.RawMessage(sample.context)
 	}
@@ -86,6 +107,15 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		defer s.mu.Unlock()
 		s.expireIfDue(c, time.Now())
 	})
+	for _, t := range reminders {
+		if t.After(now) && t.Before(c.expiresAt) {
+			c.reminders = append(c.reminders, time.AfterFunc(t.Sub(now), func() { s.remindIfWaiting(c) }))
+		}
+	}
+	if prev, ok := s.cases[c.previous]; ok {
+		prev.next = c.id
+		prev.version++
+	}
 	s.mu.Unlock()
 	select {
 	case s.created <- c.id:
@@ -103,6 +133,22 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	}
 	if c.callbackURL != "" {
 		h["callback_url"] = c.callbackURL
+	}
+	if len(reminders) > 0 {
+		h["reminder_at"] = req.ReminderAt
+	}
+	if c.submitToken != "" {
+		h["submit_url"] = s.URL + "/reviews/" + c.id + "/submit"
+		h["submit_token"] = c.submitToken
+		if c.inlineActions != nil {
+			h["inline_actions"] = c.inlineActions
+		}
+	}
+	if len(c.policy) > 0 {
+		h["verification_policy"] = c.policy
+	}
+	if c.previous != "" {
+		h["previous_case_id"] = c.previous
 	}
 	s.record(r, c.id, http.StatusAccepted)
 	w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))

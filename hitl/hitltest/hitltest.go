@@ -61,6 +61,7 @@ type Server struct {
 	faults         map[string][]Fault
 	streamFaults   map[string][]StreamFault
 	callbackFaults map[string][]CallbackFault
+	submitFaults   map[string][]int
 	requests       []Request
 	callbacks      []Callback
 }
@@ -86,6 +87,7 @@ type config struct {
 	secret          []byte
 	callbackHandler http.Handler
 	callbackRetries []time.Duration
+	discovery       DiscoveryShape
 }
 
 // Option configures a Server.
@@ -134,6 +136,7 @@ func newServer(opts []Option) *Server {
 		faults:         make(map[string][]Fault),
 		streamFaults:   make(map[string][]StreamFault),
 		callbackFaults: make(map[string][]CallbackFault),
+		submitFaults:   make(map[string][]int),
 	}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	for _, o := range opts {
@@ -188,7 +191,7 @@ func (s *Server) Close() {
 		s.cancel()
 		s.mu.Lock()
 		for _, c := range s.cases {
-			c.expiry.Stop()
+			c.stopTimers()
 		}
 		s.mu.Unlock()
 		s.deliveries.Wait()
@@ -283,14 +286,28 @@ func (s *Server) Open(id string) error {
 	})
 }
 
+// remindIfWaiting is a reminder_at time: the service reminds the human when the case still
+// waits for them to start (pending or opened).
+func (s *Server) remindIfWaiting(c *fakeCase) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireIfDue(c, time.Now())
+	if c.state == "pending" || c.state == "opened" {
+		c.remind(time.Now(), "")
+	}
+}
+
+// remind records a reminder sent now. Guarded by Server.mu.
+func (c *fakeCase) remind(now time.Time, message string) {
+	c.reminderAt = now
+	c.version++
+	c.emit("review.reminder", map[string]any{"case_id": c.id, "reminder_at": stamp(now), "message": message})
+}
+
 // Remind records a reminder sent to the human now (reminder_sent_at on the poll, a
 // review.reminder event on the stream) with message.
 func (s *Server) Remind(id, message string) error {
-	return s.update(id, func(c *fakeCase, now time.Time) {
-		c.reminderAt = now
-		c.version++
-		c.emit("review.reminder", map[string]any{"case_id": c.id, "reminder_at": stamp(now), "message": message})
-	})
+	return s.update(id, func(c *fakeCase, now time.Time) { c.remind(now, message) })
 }
 
 // Progress marks the case in_progress with p.
@@ -318,6 +335,12 @@ func (s *Server) Respond(id, action string, data any, by *hitl.Responder) error 
 			c.openedAt = now
 		}
 		c.state, c.endedAt, c.action, c.data, c.by = "completed", now, action, raw, by
+		if len(c.policy) > 0 {
+			// The review page is where a browser_submit policy is checked; the fake's
+			// human always passes it.
+			c.submission = map[string]any{"mode": "browser_submit",
+				"verification_result": map[string]any{"satisfied": true, "verified_evidence": []any{}, "missing_requirements": []any{}}}
+		}
 	})
 }
 
@@ -383,7 +406,7 @@ func (s *Server) changed(c *fakeCase) {
 	}
 	c.emit(name, data)
 	if c.terminal() {
-		c.expiry.Stop()
+		c.stopTimers()
 		if c.callbackURL != "" {
 			s.sendCallback(c, name)
 		}
@@ -416,11 +439,24 @@ type fakeCase struct {
 	polls                                 int
 	window                                []time.Time
 	expiry                                *time.Timer
+	reminders                             []*time.Timer
+	submitToken                           string
+	inlineActions                         []string
+	policy                                json.RawMessage
+	submission                            map[string]any
+	previous, next                        string
 
 	// events is the case's event stream so far; news is closed and replaced each time an
 	// event is added, to wake the streams.
 	events []streamEvent
 	news   chan struct{}
+}
+
+func (c *fakeCase) stopTimers() {
+	c.expiry.Stop()
+	for _, t := range c.reminders {
+		t.Stop()
+	}
 }
 
 func (c *fakeCase) terminal() bool {
@@ -453,6 +489,12 @@ func (c *fakeCase) pollBody() map[string]any {
 		if c.by != nil {
 			b["responded_by"] = c.by
 		}
+		if c.submission != nil {
+			b["submission_context"] = c.submission
+		}
+		if c.next != "" {
+			b["next_case_id"] = c.next
+		}
 	case "expired":
 		b["expired_at"] = stamp(c.endedAt)
 		b["default_action"] = c.defaultAction
@@ -480,8 +522,10 @@ func newToken() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-func tokenOK(c *fakeCase, got string) bool {
-	return subtle.ConstantTimeCompare([]byte(c.token), []byte(got)) == 1
+func tokenOK(c *fakeCase, got string) bool { return equalSecret(c.token, got) }
+
+func equalSecret(want, got string) bool {
+	return subtle.ConstantTimeCompare([]byte(want), []byte(got)) == 1
 }
 
 func secondsCeil(d time.Duration) string {
