@@ -55,6 +55,18 @@ func (c *fakeCase) inlineView() *hitl.Case {
 // is checked against the evidence (§7.6).
 func (s *Server) handleInlineSubmit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	status, answer := s.inlineSubmit(id, token, body)
+	s.record(r, id, status)
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+	}
+	writeJSON(w, status, answer)
+}
+
+// inlineSubmit decides a submission under the server's lock and returns the answer.
+func (s *Server) inlineSubmit(id, token string, body []byte) (int, any) {
 	var req struct {
 		Action   string          `json:"action"`
 		Data     json.RawMessage `json:"data"`
@@ -62,60 +74,47 @@ func (s *Server) handleInlineSubmit(w http.ResponseWriter, r *http.Request) {
 		By       hitl.Submitter  `json:"submitted_by"`
 		Evidence []evidence      `json:"verification_evidence"`
 	}
-	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	fail := func(status int, code string, extra map[string]any) {
-		s.record(r, id, status)
+	fail := func(status int, code string, extra map[string]any) (int, any) {
 		b := map[string]any{"error": code, "message": strings.ReplaceAll(code, "_", " "), "case_id": id}
 		for k, v := range extra {
 			b[k] = v
 		}
-		writeJSON(w, status, b)
+		return status, b
 	}
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.cases[id]
 	if status, faulted := takeFirst(s.submitFaults, id); faulted {
-		s.record(r, id, status)
 		switch status {
 		case http.StatusBadRequest:
-			writeJSON(w, status, map[string]any{"detail": map[string]string{"error": "missing_action", "message": "action is required"}})
+			return status, map[string]any{"detail": map[string]string{"error": "missing_action", "message": "action is required"}}
 		case http.StatusTooManyRequests:
-			w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
-			writeJSON(w, status, map[string]string{"error": "rate_limited"})
-		default:
-			writeJSON(w, status, map[string]string{"error": strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))})
+			return status, map[string]string{"error": "rate_limited"}
 		}
-		return
+		return status, map[string]string{"error": strings.ToLower(strings.ReplaceAll(http.StatusText(status), " ", "_"))}
 	}
+	c, ok := s.cases[id]
 	if !ok {
-		fail(http.StatusNotFound, "not_found", nil)
-		return
+		return fail(http.StatusNotFound, "not_found", nil)
 	}
-	token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if c.submitToken == "" || !equalSecret(c.submitToken, token) {
-		fail(http.StatusUnauthorized, "invalid_token", nil)
-		return
+		return fail(http.StatusUnauthorized, "invalid_token", nil)
 	}
 	if json.Unmarshal(body, &req) != nil || req.Action == "" {
-		fail(http.StatusBadRequest, "missing_action", nil)
-		return
+		return fail(http.StatusBadRequest, "missing_action", nil)
 	}
 	s.expireIfDue(c, now)
 	switch c.state {
 	case "completed", "cancelled":
-		fail(http.StatusConflict, "duplicate_submission", nil)
-		return
+		return fail(http.StatusConflict, "duplicate_submission", nil)
 	case "expired":
-		fail(http.StatusGone, "case_expired", nil)
-		return
+		return fail(http.StatusGone, "case_expired", nil)
 	}
 	// The 403 body's review_url carries no token: the agent must use the one it holds.
 	page := map[string]any{"review_url": s.URL + "/review/" + c.id}
 	view := c.inlineView()
 	if !slices.Contains(view.InlineChoices(), req.Action) {
-		fail(http.StatusForbidden, "action_not_inline", page)
-		return
+		return fail(http.StatusForbidden, "action_not_inline", page)
 	}
 	policy, _ := view.Verification()
 	var verdict map[string]any
@@ -123,11 +122,9 @@ func (s *Server) handleInlineSubmit(w http.ResponseWriter, r *http.Request) {
 		satisfied := satisfies(policy, req.Evidence, c.id, req.Action)
 		switch {
 		case policy.Demands(hitl.ForInlineSubmit) && len(req.Evidence) == 0:
-			fail(http.StatusForbidden, "verification_required", page)
-			return
+			return fail(http.StatusForbidden, "verification_required", page)
 		case policy.Demands(hitl.ForInlineSubmit) && !satisfied:
-			fail(http.StatusForbidden, "verification_failed", page)
-			return
+			return fail(http.StatusForbidden, "verification_failed", page)
 		}
 		verified := []any{}
 		if satisfied {
@@ -154,8 +151,7 @@ func (s *Server) handleInlineSubmit(w http.ResponseWriter, r *http.Request) {
 		c.submission["verification_result"] = verdict
 	}
 	s.changed(c)
-	s.record(r, id, http.StatusOK)
-	writeJSON(w, http.StatusOK, map[string]string{"status": "completed", "case_id": c.id, "completed_at": stamp(now)})
+	return http.StatusOK, map[string]string{"status": "completed", "case_id": c.id, "completed_at": stamp(now)}
 }
 
 // evidence is the part of a verification_evidence entry the fake checks; the presentation
