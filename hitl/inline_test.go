@@ -421,9 +421,9 @@ func TestCase35VerificationPolicy(t *testing.T) {
 func TestInlineSubmitAgainstFake(t *testing.T) {
 	policy := `{"mode":"step_up","required_for":["inline_submit"],"requirements":{"any_of":[{"all_of":[{"proof_type":"proof_of_human","provider":"world_id","min_assurance":"high"}]}]}}`
 	tests := []struct {
-		name    string
-		body    string
-		prepare func(s *hitltest.Server, it *hitl.Interrupt) // before the submission
+		name     string
+		body     string
+		prepare  func(s *hitltest.Server, it *hitl.Interrupt) // before the submission
 		evidence func(it *hitl.Interrupt) json.RawMessage
 		status   int
 		code     string
@@ -435,7 +435,9 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 				return json.RawMessage(`[{"proof_type":"proof_of_human","provider":"world_id","format":"provider_opaque","presentation":{},"binding":{"case_id":"` + it.ID() + `","action":"confirm"}}]`)
 			}},
 		{name: "401 wrong token", body: `{"inline":true}`, status: 401, code: "invalid_token", sentinel: hitl.ErrUnauthorized,
-			prepare: func(_ *hitltest.Server, it *hitl.Interrupt) { it.Case.SubmitToken = "agt_not-the-token-the-service-issued" }},
+			prepare: func(_ *hitltest.Server, it *hitl.Interrupt) {
+				it.Case.SubmitToken = "agt_not-the-token-the-service-issued"
+			}},
 		{name: "403 action_not_inline", body: `{"inline":true,"inline_actions":["cancel"]}`, status: 403, code: "action_not_inline", sentinel: hitl.ErrUseReviewURL,
 			prepare: func(_ *hitltest.Server, it *hitl.Interrupt) { it.Case.InlineActions = nil }},
 		{name: "403 verification_required", body: `{"inline":true,"verification_policy":` + policy + `}`, status: 403, code: "verification_required", sentinel: hitl.ErrUseReviewURL,

@@ -89,4 +89,6 @@ func Do(hc *http.Client, req *http.Request, p Policy) (*http.Response, error) {
 
 type roundTripOnly struct{ rt http.RoundTripper }
 
-func (r roundTripOnly) RoundTrip(req *http.Request) (*http.Response, error) { return r.rt.RoundTrip(req) }
+func (r roundTripOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	return r.rt.RoundTrip(req)
+}
