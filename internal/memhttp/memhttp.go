@@ -33,6 +33,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		in.Body = io.NopCloser(bytes.NewReader(body))
 		in.ContentLength = int64(len(body))
+	} else {
+		// A server's request always has a body (net/http: "always non-nil").
+		in.Body = http.NoBody
 	}
 	in.RemoteAddr = "192.0.2.1:1234"
 	in.RequestURI = req.URL.RequestURI()
