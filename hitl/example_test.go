@@ -171,3 +171,36 @@ func ExampleNewCallbacks() {
 	// result: completed confirm
 	// forged callback: 401
 }
+
+// A chat agent offers a case's inline actions as buttons whose data holds no token, and
+// finds the case again when one is tapped.
+func ExampleButtonTable() {
+	it := &hitl.Interrupt{Kind: hitl.KindHITL, Case: &hitl.Case{
+		CaseID: "review_confirm_1", Type: hitl.TypeConfirmation,
+		SubmitURL: "https://api.example/reviews/review_confirm_1/submit", SubmitToken: "agt_0123456789abcdef0123456789abcdef",
+		InlineActions: []string{"confirm", "cancel"},
+	}}
+	var table hitl.ButtonTable
+	for _, b := range table.Buttons(it) {
+		fmt.Println(b.Action, len(b.Data) <= 64, strings.Contains(b.Data, "agt_"))
+	}
+	tapped, action, ok := table.Lookup(table.Buttons(it)[0].Data)
+	fmt.Println(tapped.ID(), action, ok)
+	// Output:
+	// confirm true false
+	// cancel true false
+	// review_confirm_1 confirm true
+}
+
+// A form's one-line summary goes into the forwarded message; Check reports every problem
+// with an answer by key.
+func ExampleForm_Check() {
+	form, _ := hitl.ParseForm([]byte(`{"steps":[
+		{"title":"Personal","fields":[{"key":"name","label":"Name","type":"text","required":true}]},
+		{"title":"Pay","fields":[{"key":"salary","label":"Salary","type":"number","sensitive":true,"validation":{"max":200000}}]}]}`))
+	fmt.Println(form.Summary())
+	fmt.Println(form.Check([]byte(`{"salary":999999}`)))
+	// Output:
+	// 2-step form: Personal → Pay
+	// hitl: invalid result data: name: required; salary: above the maximum 200000
+}
