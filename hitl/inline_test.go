@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,14 +36,10 @@ type wireMessage struct {
 
 func loadSteps(t *testing.T, name string) []wireStep {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "hitl-protocol", name))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f struct {
 		Steps []wireStep `json:"steps"`
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	if err := json.Unmarshal(mustRead(t, name), &f); err != nil {
 		t.Fatal(err)
 	}
 	return f.Steps
