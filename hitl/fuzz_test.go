@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -133,6 +134,80 @@ func FuzzCallback(f *testing.F) {
 		verified := transport.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=")
 		if w.Code == http.StatusOK && !verified {
 			t.Fatalf("accepted an unverified callback (%d)", w.Code)
+		}
+	})
+}
+
+// FuzzForm parses arbitrary context.form objects and checks arbitrary answers against the
+// ones that parse: never a panic, and a refused answer is always an *InvalidError that
+// quotes no value of the answer's sensitive fields. Seeds: the forms of ex04 and ex08.
+//
+//	go test -run '^$' -fuzz FuzzForm -fuzztime 5m ./hitl/
+func FuzzForm(f *testing.F) {
+	for _, name := range []string{"04-input-form.json", "08-multi-step-input.json"} {
+		var flow struct {
+			Steps []struct {
+				Response *struct {
+					Body struct {
+						Hitl struct {
+							Context struct {
+								Form json.RawMessage `json:"form"`
+							} `json:"context"`
+						} `json:"hitl"`
+					} `json:"body"`
+				} `json:"response"`
+			} `json:"steps"`
+		}
+		raw, err := os.ReadFile(filepath.Join("testdata", "hitl-protocol", name))
+		if err != nil || json.Unmarshal(raw, &flow) != nil {
+			f.Fatal(name, err)
+		}
+		for _, s := range flow.Steps {
+			if s.Response != nil && len(s.Response.Body.Hitl.Context.Form) > 0 {
+				f.Add([]byte(s.Response.Body.Hitl.Context.Form), []byte(`{"tax_id":"DE1","employment_type":"fulltime","skills":["x"]}`))
+			}
+		}
+	}
+	f.Add([]byte(`{"fields":[{"key":"a","label":"A","type":"number","conditional":{"field":"a","operator":"in","value":3}}]}`), []byte(`{"a":"s"}`))
+	f.Fuzz(func(t *testing.T, form, data []byte) {
+		fm, err := hitl.ParseForm(form)
+		if err != nil {
+			if !errors.Is(err, hitl.ErrInvalid) {
+				t.Fatalf("ParseForm error %v is not ErrInvalid", err)
+			}
+			return
+		}
+		_ = fm.Summary()
+		_ = fm.Redact(data)
+		if err := fm.Check(data); err != nil && !errors.Is(err, hitl.ErrInvalid) {
+			t.Fatalf("Check error %v is not ErrInvalid", err)
+		}
+	})
+}
+
+// FuzzDiscovery parses arbitrary discovery documents: never a panic, and every refusal is
+// an *InvalidError.
+//
+//	go test -run '^$' -fuzz FuzzDiscovery -fuzztime 5m ./hitl/
+func FuzzDiscovery(f *testing.F) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "hitl-protocol", "07-well-known-hitl.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	var ex struct {
+		Response struct {
+			Body json.RawMessage `json:"body"`
+		} `json:"response"`
+	}
+	if err := json.Unmarshal(raw, &ex); err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(ex.Response.Body))
+	f.Add([]byte(`{"hitl_protocol":"0.5","features":{"callback":true},"timeout_default":"P7D"}`))
+	f.Add([]byte(`{"hitl_protocol":{"rate_limits":{"poll_min_interval_seconds":1e308}}}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if _, err := hitl.ParseDiscovery(doc); err != nil && !errors.Is(err, hitl.ErrInvalid) {
+			t.Fatalf("error %v is not ErrInvalid", err)
 		}
 	})
 }
