@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 			v = str(p)
 		}
 		if v != "" {
-			if problem := checkServiceURL(v, o.AllowLocalHTTP); problem != "" {
+			if problem := checkServiceURL(v, o); problem != "" {
 				problems = append(problems, FieldError{Field: field, Problem: problem})
 			}
 		}
@@ -307,27 +308,46 @@ func validCaseID(s string) bool {
 }
 
 // checkServiceURL applies §13's transport rule: HTTPS only, with http://localhost and
-// http://127.0.0.1 allowed for development (v0.7+) when the caller opts in. It returns the
-// problem, or "" when u is acceptable. The URL itself never appears in the problem.
-func checkServiceURL(u string, allowLocalHTTP bool) string {
+// http://127.0.0.1 allowed for development (v0.7+) when the caller opts in. An HTTPS URL
+// whose host is localhost or a loopback, private, link-local or unspecified IP literal is
+// refused unless the caller allows private addresses: a hostile 202 must not point the agent
+// at its own network. Host names are not resolved. It returns the problem, or "" when u is
+// acceptable. The URL itself never appears in the problem.
+func checkServiceURL(u string, o *DetectOptions) string {
 	parsed, err := parseAbsURL(u)
 	if err != nil {
 		return "not an absolute URL"
 	}
+	host := parsed.Hostname()
 	switch parsed.Scheme {
 	case "https":
+		if !o.AllowPrivateAddresses && privateHost(host) {
+			return "points at a private address; allowed only with AllowPrivateAddresses"
+		}
 		return ""
 	case "http":
-		host := parsed.Hostname()
 		if host != "localhost" && host != "127.0.0.1" {
 			return "must use https"
 		}
-		if !allowLocalHTTP {
+		if !o.AllowLocalHTTP {
 			return "http is allowed only for localhost with AllowLocalHTTP"
 		}
 		return ""
 	}
 	return "must use https"
+}
+
+// privateHost reports whether host is localhost or an IP literal no public service has.
+func privateHost(host string) bool {
+	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return false
+	}
+	ip = ip.Unmap()
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()
 }
 
 func jsonKind(raw []byte) string {

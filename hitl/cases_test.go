@@ -94,6 +94,19 @@ func TestDetectCases(t *testing.T) {
 			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "must use https"}}}},
 		{"case06 relative poll_url", 202, with(func(h map[string]any) { h["poll_url"] = "/reviews/abc123/status" }), nil,
 			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "not an absolute URL"}}}},
+		{"private poll_url over https", 202, with(func(h map[string]any) { h["poll_url"] = "https://10.0.0.7/reviews/abc123/status" }), nil,
+			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+		{"link-local events_url", 202, with(func(h map[string]any) { h["events_url"] = "https://[fe80::1]/events" }), nil,
+			outcome{Partial: true, Problems: []hitl.FieldError{{"events_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+		{"metadata address submit_url", 202, with(func(h map[string]any) {
+			h["submit_url"] = "https://169.254.169.254/latest"
+			h["submit_token"] = strings.Repeat("t", 40)
+		}), nil, outcome{Partial: true, Problems: []hitl.FieldError{{"submit_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+		{"localhost over https", 202, with(func(h map[string]any) { h["callback_url"] = "https://localhost:8443/cb" }), nil,
+			outcome{Partial: true, Problems: []hitl.FieldError{{"callback_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+		{"private address allowed", 202, with(func(h map[string]any) { h["poll_url"] = "https://192.168.1.20/reviews/abc123/status" }),
+			&hitl.DetectOptions{AllowPrivateAddresses: true}, outcome{Interrupt: true}},
+		{"public address literal", 202, with(func(h map[string]any) { h["poll_url"] = "https://203.0.113.9/reviews/abc123/status" }), nil, outcome{Interrupt: true}},
 		{"case07 spec_version 0.5", 202, with(func(h map[string]any) { h["spec_version"] = "0.5" }), nil, outcome{Interrupt: true}},
 		{"case07 spec_version 0.7", 202, with(func(h map[string]any) { h["spec_version"] = "0.7" }), nil, outcome{Interrupt: true}},
 		{"case07 spec_version 0.9", 202, with(func(h map[string]any) { h["spec_version"] = "0.9"; h["x_future"] = true }), nil, outcome{Interrupt: true, Warnings: 1}},

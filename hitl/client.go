@@ -156,6 +156,15 @@ func WithAllowLocalHTTP() Option {
 	}
 }
 
+// WithAllowPrivateAddresses accepts HTTPS service URLs on localhost or private, loopback and
+// link-local IP literals (see [DetectOptions].AllowPrivateAddresses). Default: refused.
+func WithAllowPrivateAddresses() Option {
+	return func(c *Client) error {
+		c.detect.AllowPrivateAddresses = true
+		return nil
+	}
+}
+
 // WithStrict rejects what the spec only recommends against (a prompt over 500 characters).
 func WithStrict() Option {
 	return func(c *Client) error {
@@ -354,7 +363,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if cs.CaseID == "" || !validCaseID(cs.CaseID) {
 		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "case_id", Problem: "missing or malformed"}}, Case: cs}
 	}
-	if problem := checkServiceURL(cs.PollURL, c.detect.AllowLocalHTTP); problem != "" {
+	if problem := checkServiceURL(cs.PollURL, &c.detect); problem != "" {
 		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "poll_url", Problem: problem}}, Case: cs}
 	}
 	if o == nil {
@@ -425,7 +434,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	// The stream opens once a poll has shown the case waiting: a case already ended needs
 	// none, and while the poll fails a terminal event could not be confirmed anyway.
 	follow := func() {}
-	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, c.detect.AllowLocalHTTP) == "" {
+	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, &c.detect) == "" {
 		s := &transport.Subscriber{Client: c.http, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
 		follow = sync.OnceFunc(func() { wg.Go(func() { c.follow(ctx, cs, s, report, kick) }) })
 	}

@@ -19,6 +19,11 @@ type DetectOptions struct {
 	// AllowLocalHTTP accepts http://localhost and http://127.0.0.1 URLs, which HITL Protocol
 	// v0.7+ permits for development. Default false: every URL must be HTTPS.
 	AllowLocalHTTP bool
+	// AllowPrivateAddresses accepts HTTPS URLs whose host is localhost or a loopback,
+	// private or link-local IP literal. Default false: such a poll, events, callback or submit
+	// URL makes the hitl object invalid, so a hostile service cannot point the agent (and its
+	// credentials) into the agent's own network. Host names are not resolved.
+	AllowPrivateAddresses bool
 	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
 	// instead of a warning. Default false.
 	Strict bool

@@ -173,7 +173,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	if policy.Demands(ForInlineSubmit) && len(a.Evidence) == 0 {
 		return nil, &SubmitError{Code: "verification_required"}
 	}
-	if problem := checkServiceURL(cs.SubmitURL, c.detect.AllowLocalHTTP); problem != "" {
+	if problem := checkServiceURL(cs.SubmitURL, &c.detect); problem != "" {
 		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "submit_url", Problem: problem}}, Case: cs}
 	}
 
