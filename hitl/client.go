@@ -395,14 +395,19 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		ended bool
 	)
 	reminders := make(chan struct{}, 1)
+	started := time.Now()
 	report := func(u Update) {
 		mu.Lock()
 		defer mu.Unlock()
-		if u.Reminder {
+		// A reminder sent before this wait began is a replay (the stream starts from its
+		// beginning after a restart): the human got that one already.
+		if u.Reminder && (u.ReminderSentAt.IsZero() || !u.ReminderSentAt.Before(started)) {
 			select {
 			case reminders <- struct{}{}:
 			default:
 			}
+		}
+		if u.Reminder {
 			u.State, u.Progress, u.OpenedAt = cmp.Or(last.State, statePending), last.Progress, last.OpenedAt
 		}
 		// A stream resumed from its start replays states the poll has already passed.

@@ -91,3 +91,40 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		}
 	})
 }
+
+// TestRestartDoesNotRepeatOldReminders: a wait resumed after a restart replays the case's
+// event stream from the start; a reminder the service sent before the wait began does not
+// make the forwarder send the link again, while one sent during the wait does.
+func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
+		first, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		resp, err := first.Do(context.Background(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		id := resp.Interrupt.ID()
+		if err := s.Remind(id, "before the restart"); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(time.Hour)
+		var reminders []int
+		after, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error {
+			reminders = append(reminders, it.Reminder)
+			return nil
+		}))
+		go func() {
+			<-time.After(10 * time.Minute)
+			_ = s.Remind(id, "during the wait")
+			<-time.After(10 * time.Minute)
+			_ = s.Respond(id, "approve", nil, nil)
+		}()
+		if _, err := after.Wait(context.Background(), resp.Interrupt, nil); err != nil {
+			t.Fatal(err)
+		}
+		if len(reminders) != 1 || reminders[0] != 1 {
+			t.Errorf("reminders forwarded %v, want exactly one (the one during the wait)", reminders)
+		}
+	})
+}
