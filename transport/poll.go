@@ -83,7 +83,19 @@ func Poll[T any](ctx context.Context, p *Poller, url string, decode Decoder[T]) 
 // changed, and the poll confirms it. While backing off from a failure, a wake is taken at the
 // end of the backoff. A nil wake never fires.
 func PollOnWake[T any](ctx context.Context, p *Poller, url string, wake <-chan struct{}, decode Decoder[T]) (T, error) {
+	get := func(ctx context.Context) (*http.Request, error) {
+		return http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	}
+	return PollRequests(ctx, p, get, wake, decode)
+}
+
+// PollRequests is [PollOnWake] for status endpoints that are not a plain GET (an A2A
+// JSON-RPC tasks/get is a POST): newRequest builds each poll's request, bound to the context
+// it is given, with a body that can be read once. Pacing, caching, credentials and errors are
+// those of [Poll].
+func PollRequests[T any](ctx context.Context, p *Poller, newRequest func(context.Context) (*http.Request, error), wake <-chan struct{}, decode Decoder[T]) (T, error) {
 	cfg := p.withDefaults()
+	var url string
 	bo := backoff.NewExponential(max(cfg.MinInterval, time.Second), cfg.MaxInterval)
 	var (
 		zero    T
@@ -92,7 +104,7 @@ func PollOnWake[T any](ctx context.Context, p *Poller, url string, wake <-chan s
 	)
 	for attempt := 1; ; attempt++ {
 		began := time.Now()
-		o := pollOnce(ctx, &cfg, url, &etag, decode)
+		o := pollOnce(ctx, &cfg, newRequest, &url, &etag, decode)
 		var delay time.Duration
 		switch {
 		case o.done:
@@ -172,15 +184,17 @@ type outcome[T any] struct {
 	status    int
 }
 
-func pollOnce[T any](ctx context.Context, cfg *Poller, url string, etag *string, decode Decoder[T]) (o outcome[T]) {
+func pollOnce[T any](ctx context.Context, cfg *Poller, newRequest func(context.Context) (*http.Request, error), target *string, etag *string, decode Decoder[T]) (o outcome[T]) {
 	o.hint = -1
 	rctx, cancel := context.WithTimeout(ctx, cfg.RequestTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, http.MethodGet, url, nil)
+	req, err := newRequest(rctx)
 	if err != nil {
-		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err))
+		o.err = fmt.Errorf("poll: %w", httpx.StripURL(err))
 		return o
 	}
+	url := req.URL.String()
+	*target = url
 	req.Header.Set("Accept", "application/json")
 	if *etag != "" {
 		req.Header.Set("If-None-Match", *etag)

@@ -1,0 +1,296 @@
+package a2a
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// Defaults of a [Client].
+const (
+	// DefaultPollInterval is the delay between two tasks/get polls of a waiting task when
+	// the agent gives no Retry-After (the relay pattern polls every 5 s).
+	DefaultPollInterval = 5 * time.Second
+	// DefaultMaxTurns bounds how many questions [Client.Run] answers for one task.
+	DefaultMaxTurns = 10
+	// DefaultRequestTimeout bounds one request that is not a stream.
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
+// Client is not usable, make one with [NewClient].
+type Client struct {
+	hc        *http.Client
+	authorize func(context.Context, *http.Request) error
+	logger    *slog.Logger
+	interval  time.Duration
+	maxBody   int64
+	newID     func() string
+	seq       atomic.Int64
+}
+
+// Option configures a [Client]. NewClient reports an invalid option as an error.
+type Option func(*Client) error
+
+// WithHTTPClient sends every request through hc. Default: a client on
+// http.DefaultTransport. Redirects are never followed, whatever hc says: a redirect could
+// carry credentials elsewhere.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("a2a: WithHTTPClient: nil client")
+		}
+		c.hc = hc
+		return nil
+	}
+}
+
+// WithAuthorize adds credentials to every request (a bearer token, an OAuth2 transport's
+// header). Default: none. It is called once per request.
+func WithAuthorize(f func(ctx context.Context, req *http.Request) error) Option {
+	return func(c *Client) error { c.authorize = f; return nil }
+}
+
+// WithLogger receives debug records (operation, task id, state; never a body or a
+// credential). Default: silent.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) error {
+		if l == nil {
+			return errors.New("a2a: WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithPollInterval sets the delay between polls of a waiting task when the agent gives no
+// Retry-After. Default DefaultPollInterval; at least one second.
+func WithPollInterval(d time.Duration) Option {
+	return func(c *Client) error {
+		if d < time.Second {
+			return fmt.Errorf("a2a: WithPollInterval(%v): below one second", d)
+		}
+		c.interval = d
+		return nil
+	}
+}
+
+// WithMaxBody bounds every response body read. Default 1 MiB (stream events: 10 MiB each,
+// as a2a-go allows).
+func WithMaxBody(n int64) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return fmt.Errorf("a2a: WithMaxBody(%d): not positive", n)
+		}
+		c.maxBody = n
+		return nil
+	}
+}
+
+// WithMessageIDs makes the message ids of sends and resumes (default: random 128-bit hex).
+// Each call must return an id not used before for the task: agents de-duplicate by it.
+func WithMessageIDs(f func() string) Option {
+	return func(c *Client) error {
+		if f == nil {
+			return errors.New("a2a: WithMessageIDs: nil function")
+		}
+		c.newID = f
+		return nil
+	}
+}
+
+// NewClient returns a client configured by opts.
+func NewClient(opts ...Option) (*Client, error) {
+	c := &Client{interval: DefaultPollInterval, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
+	for _, o := range opts {
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	hc := http.Client{}
+	if c.hc != nil {
+		hc = *c.hc
+	}
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.hc = &hc
+	return c, nil
+}
+
+func randomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// SendOptions are per-send settings. A nil *SendOptions means none.
+type SendOptions struct {
+	// Push asks the agent to POST the task's updates to a webhook.
+	Push *PushConfig
+}
+
+// Send sends m to the agent at ep (message/send, SendMessage or POST message:send) and
+// returns its answer: a Task, or a Message. m's role is always user; an empty MessageID is
+// filled in. Send is one request, never retried.
+func (c *Client) Send(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
+	if m.MessageID == "" {
+		m.MessageID = c.newID()
+	}
+	var push *PushConfig
+	if o != nil {
+		push = o.Push
+	}
+	return c.call(ctx, ep, opSend, "", &m, push)
+}
+
+// GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}).
+func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, error) {
+	ev, err := c.call(ctx, ep, opGet, id, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if ev.Task == nil {
+		return nil, malformed(ErrUnrecognised, "task query answered without a task")
+	}
+	return ev.Task, nil
+}
+
+// Resume answers a task paused for input (or for authorisation) with a: a new message with
+// a fresh messageId, the paused task's taskId and, when known, its contextId, spelled for
+// the pause's binding, sent with the method the task came from. It returns the agent's
+// answer, usually the task in its next state.
+//
+// Refused without a request: a pause of another class (ErrNotPaused: a finished task, or a
+// relay hold, which an administrator resolves) and an answer without parts (ErrNoAnswer).
+// An agent that has forgotten the task answers ErrTaskNotFound; one whose task has ended,
+// ErrTaskTerminal.
+func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error) {
+	if p == nil || (p.Class != ClassInputRequired && p.Class != ClassAuthRequired) {
+		return nil, ErrNotPaused
+	}
+	if len(a.Parts) == 0 {
+		return nil, ErrNoAnswer
+	}
+	m := &Message{MessageID: c.newID(), TaskID: p.TaskID, ContextID: p.ContextID, Parts: a.Parts}
+	return c.call(ctx, p.Endpoint, opSend, p.TaskID, m, nil)
+}
+
+// call sends one request and decodes its answer.
+func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, push *PushConfig) (*Event, error) {
+	rctx, cancel := context.WithTimeout(ctx, DefaultRequestTimeout)
+	defer cancel()
+	req, wantID, err := c.request(rctx, ep, o, taskID, m, push)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
+	}
+	defer httpx.DrainClose(resp.Body)
+	body, err := httpx.ReadLimited(resp.Body, c.maxBody)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: read answer: %w", httpx.StripURL(err))
+	}
+	ev, err := answer(resp, body, wantID)
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a call", slog.String("binding", string(ep.Binding)),
+		slog.Int("op", int(o)), slog.Int("status", resp.StatusCode), slog.Bool("ok", err == nil))
+	return ev, err
+}
+
+func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, push *PushConfig) (*http.Request, json.RawMessage, error) {
+	req, wantID, err := newRequest(ctx, ep, o, c.seq.Add(1), taskID, m, push)
+	if err != nil {
+		return nil, nil, err
+	}
+	if c.authorize != nil {
+		if err := c.authorize(ctx, req); err != nil {
+			return nil, nil, fmt.Errorf("a2a: credentials: %w", err)
+		}
+	}
+	return req, wantID, nil
+}
+
+// answer turns one HTTP response into an event or an error. An agent error travels as JSON
+// on 200 (JSON-RPC) or on an error status (REST); anything else on an error status is a
+// *transport.StatusError, temporary for 408, 429 and 5xx.
+func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, error) {
+	ev, err := decode(body, wantID)
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	var ae *Error
+	switch {
+	case ok:
+		return ev, err
+	case errors.As(err, &ae):
+		ae.HTTPStatus = resp.StatusCode
+		return nil, ae
+	}
+	se := &transport.StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(resp.Request.URL.String()), Body: truncate(body, 512)}
+	if c := resp.StatusCode; c == 408 || c == 429 || c >= 500 {
+		return nil, transport.Temporary(se)
+	}
+	return nil, se
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// temporary reports the answers a wait rides out: a body that is not JSON (a proxy's page
+// with 200), and an agent's internal or generic server error.
+func temporary(err error) bool {
+	return errors.Is(err, ErrNotJSON) || errors.Is(err, ErrInternal) || errors.Is(err, ErrServer) || transport.IsTemporary(err)
+}
+
+// ResultOf turns a finished task into a Result. action is the human's last answer, when a
+// human answered; throughRelay says the task was held by a relay, whose administrator's
+// rejection arrives as "failed" and is reported as StatusRejected. Data is the task as
+// [Task] JSON; read it back with [TaskOf].
+func ResultOf(t *Task, action string, throughRelay bool) *transport.Result {
+	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text()}
+	r.Data, _ = json.Marshal(t) // a Task of plain fields always marshals
+	if ts, err := time.Parse(time.RFC3339Nano, t.Timestamp); err == nil {
+		r.EndedAt = ts
+	}
+	switch t.State {
+	case StateCompleted:
+		r.Status, r.Action, r.Reason = transport.StatusCompleted, action, ""
+	case StateFailed:
+		r.Status = transport.StatusFailed
+		if throughRelay {
+			r.Status = transport.StatusRejected
+		}
+	case StateRejected:
+		r.Status = transport.StatusRejected
+	case StateCanceled:
+		r.Status = transport.StatusCancelled
+	default:
+		return nil
+	}
+	return r
+}
+
+// TaskOf reads back the task a Result from this package holds in Data.
+func TaskOf(r *transport.Result) (*Task, error) {
+	var t Task
+	if err := json.Unmarshal(r.Data, &t); err != nil || t.ID == "" {
+		return nil, fmt.Errorf("a2a: result holds no task: %w", errors.Join(err, transport.ErrNoData))
+	}
+	return &t, nil
+}
+

@@ -1,0 +1,155 @@
+package a2a
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
+// numbers; -31401 and -31403 are a2a-go's). Match an [*Error] with errors.Is.
+var (
+	ErrParse                     = errors.New("a2a: JSON parse error")                       // -32700
+	ErrInvalidRequest            = errors.New("a2a: invalid request")                        // -32600
+	ErrMethodNotFound            = errors.New("a2a: method not found")                       // -32601
+	ErrInvalidParams             = errors.New("a2a: invalid params")                         // -32602
+	ErrInternal                  = errors.New("a2a: internal error")                         // -32603
+	ErrServer                    = errors.New("a2a: server error")                           // -32000
+	ErrTaskNotFound              = errors.New("a2a: task not found")                         // -32001
+	ErrTaskNotCancelable         = errors.New("a2a: task not cancelable")                    // -32002
+	ErrPushNotSupported          = errors.New("a2a: push notifications not supported")       // -32003
+	ErrUnsupportedOperation      = errors.New("a2a: unsupported operation")                  // -32004
+	ErrContentTypeNotSupported   = errors.New("a2a: content type not supported")             // -32005
+	ErrInvalidAgentResponse      = errors.New("a2a: invalid agent response")                 // -32006
+	ErrExtendedCardNotConfigured = errors.New("a2a: extended agent card not configured")     // -32007
+	ErrExtensionSupportRequired  = errors.New("a2a: extension support required")             // -32008
+	ErrVersionNotSupported       = errors.New("a2a: protocol version not supported")         // -32009
+	ErrUnauthenticated           = errors.New("a2a: unauthenticated")                        // -31401
+	ErrPermissionDenied          = errors.New("a2a: permission denied")                      // -31403
+	// ErrTaskTerminal matches a refusal to touch a task that has already ended: the spec's
+	// -32004 UnsupportedOperationError, and a2a-go's -32602 "task in a terminal state".
+	ErrTaskTerminal = errors.New("a2a: task is in a terminal state")
+	// ErrRemote matches every [*Error], whatever its code.
+	ErrRemote = errors.New("a2a: error from the agent")
+)
+
+// codes maps each error code to its sentinel (one table for both versions).
+var codes = map[int]error{
+	-32700: ErrParse, -32600: ErrInvalidRequest, -32601: ErrMethodNotFound,
+	-32602: ErrInvalidParams, -32603: ErrInternal, -32000: ErrServer,
+	-32001: ErrTaskNotFound, -32002: ErrTaskNotCancelable, -32003: ErrPushNotSupported,
+	-32004: ErrUnsupportedOperation, -32005: ErrContentTypeNotSupported,
+	-32006: ErrInvalidAgentResponse, -32007: ErrExtendedCardNotConfigured,
+	-32008: ErrExtensionSupportRequired, -32009: ErrVersionNotSupported,
+	-31401: ErrUnauthenticated, -31403: ErrPermissionDenied,
+}
+
+// reasons maps a google.rpc.ErrorInfo reason (1.0 §5.4: the error name in UPPER_SNAKE
+// without "Error") to its JSON-RPC code, for REST errors.
+var reasons = map[string]int{
+	"TASK_NOT_FOUND": -32001, "TASK_NOT_CANCELABLE": -32002,
+	"PUSH_NOTIFICATION_NOT_SUPPORTED": -32003, "UNSUPPORTED_OPERATION": -32004,
+	"CONTENT_TYPE_NOT_SUPPORTED": -32005, "INVALID_AGENT_RESPONSE": -32006,
+	"EXTENDED_AGENT_CARD_NOT_CONFIGURED": -32007, "AUTHENTICATED_EXTENDED_CARD_NOT_CONFIGURED": -32007,
+	"EXTENSION_SUPPORT_REQUIRED": -32008, "VERSION_NOT_SUPPORTED": -32009,
+	"INVALID_PARAMS": -32602, "INVALID_REQUEST": -32600, "METHOD_NOT_FOUND": -32601,
+	"INTERNAL_ERROR": -32603, "PARSE_ERROR": -32700,
+}
+
+// Error is an error the agent reported: a JSON-RPC error object, or a REST error
+// (google.rpc.Status JSON or RFC 9457 problem details). Code is the JSON-RPC code; for a REST
+// error it is derived from the ErrorInfo reason, or else from the HTTP status.
+type Error struct {
+	Code    int
+	Message string
+	// Reason is the google.rpc.ErrorInfo reason when the agent sent one (TASK_NOT_FOUND).
+	Reason string
+	// HTTPStatus is the response's status code; 200 for JSON-RPC errors and in-stream errors.
+	HTTPStatus int
+	// Data is the error's data (JSON-RPC) or details (REST), raw.
+	Data json.RawMessage
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "a2a: agent error %d", e.Code)
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " %s", e.Reason)
+	}
+	if m := e.Message; m != "" {
+		if len(m) > 200 {
+			m = m[:200] + "…"
+		}
+		fmt.Fprintf(&b, ": %s", m)
+	}
+	return b.String()
+}
+
+// Is matches ErrRemote, the sentinel of e's code, and ErrTaskTerminal for the two ways
+// agents refuse a message to an ended task.
+func (e *Error) Is(target error) bool {
+	switch {
+	case target == ErrRemote:
+		return true
+	case target == ErrTaskTerminal:
+		return e.Code == -32004 || (e.Code == -32602 && strings.Contains(strings.ToLower(e.Message), "terminal"))
+	}
+	s, ok := codes[e.Code]
+	return ok && s == target
+}
+
+// Problems with a response that is not a well-formed A2A answer. Each is distinct, and each
+// also matches ErrMalformed. A malformed response is never taken for a paused task.
+var (
+	ErrMalformed = errors.New("a2a: malformed response")
+	// ErrNotJSON: the body is not JSON (an HTML error page, text, a cut-off body).
+	ErrNotJSON = errors.New("body is not JSON")
+	// ErrNotJSONRPC: a JSON-RPC envelope whose "jsonrpc" member is not "2.0".
+	ErrNotJSONRPC = errors.New(`envelope "jsonrpc" is not "2.0"`)
+	// ErrResultAndError: an envelope with both "result" and "error".
+	ErrResultAndError = errors.New(`envelope has both "result" and "error"`)
+	// ErrNoResult: an envelope with neither "result" nor "error".
+	ErrNoResult = errors.New(`envelope has neither "result" nor "error"`)
+	// ErrIDMismatch: the envelope's id is not the request's.
+	ErrIDMismatch = errors.New("envelope id does not match the request")
+	// ErrBadErrorObject: an error object whose code is not an integer, or that is not an object.
+	ErrBadErrorObject = errors.New("error object is malformed")
+	// ErrUnrecognised: JSON, but not a task, message or event of any version.
+	ErrUnrecognised = errors.New("not a task, message or event")
+)
+
+// MalformedError is a response that is not a well-formed A2A answer. errors.Is matches
+// ErrMalformed and Problem.
+type MalformedError struct {
+	Problem error
+	// Detail says where, when there is more to say; it never holds the body.
+	Detail string
+}
+
+func (e *MalformedError) Error() string {
+	if e.Detail != "" {
+		return fmt.Sprintf("a2a: malformed response: %v (%s)", e.Problem, e.Detail)
+	}
+	return fmt.Sprintf("a2a: malformed response: %v", e.Problem)
+}
+
+func (e *MalformedError) Unwrap() []error { return []error{ErrMalformed, e.Problem} }
+
+func malformed(problem error, detail string) error {
+	return &MalformedError{Problem: problem, Detail: detail}
+}
+
+// Errors of the client's own checks, made before any request.
+var (
+	// ErrNotPaused: a resume was asked of a task that is not waiting for input.
+	ErrNotPaused = errors.New("a2a: task is not paused for input")
+	// ErrNoEndpoint: a pause or call without an endpoint URL or with an unknown binding.
+	ErrNoEndpoint = errors.New("a2a: no usable endpoint")
+	// ErrNoAnswer: an Asker returned an answer without parts.
+	ErrNoAnswer = errors.New("a2a: answer has no parts")
+	// ErrTooManyTurns: the task kept asking past RunOptions.MaxTurns.
+	ErrTooManyTurns = errors.New("a2a: task kept asking for input")
+	// ErrMessageReply: the agent answered with a message, not a task: there is nothing to wait on.
+	ErrMessageReply = errors.New("a2a: agent replied with a message, not a task")
+)

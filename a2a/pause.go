@@ -1,0 +1,253 @@
+package a2a
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Binding is a protocol binding at a protocol version: how requests are spelled.
+type Binding string
+
+// The four bindings hitlkit speaks (A2A 0.3 §3.2 and 1.0 §3.2; gRPC is not spoken).
+const (
+	JSONRPC03 Binding = "jsonrpc/0.3" // POST, methods message/send, tasks/get, …; 0.x JSON
+	JSONRPC10 Binding = "jsonrpc/1.0" // POST, methods SendMessage, GetTask, …; ProtoJSON
+	REST03    Binding = "rest/0.3"    // /v1/message:send, /v1/tasks/{id}; proto JSON with "content"
+	REST10    Binding = "rest/1.0"    // /message:send, /tasks/{id}; ProtoJSON
+)
+
+func (b Binding) valid() bool {
+	switch b {
+	case JSONRPC03, JSONRPC10, REST03, REST10:
+		return true
+	}
+	return false
+}
+
+func (b Binding) rest() bool { return b == REST03 || b == REST10 }
+func (b Binding) v10() bool  { return b == JSONRPC10 || b == REST10 }
+
+// Endpoint is where an agent is reached: the interface URL of its agent card (for REST, the
+// base the paths are appended to) and the binding spoken there.
+type Endpoint struct {
+	URL     string  `json:"url"`
+	Binding Binding `json:"binding"`
+}
+
+// Class is what a task means for its client.
+type Class string
+
+// Classes, as [Classify] assigns them.
+const (
+	// ClassDone: the task reached a terminal state.
+	ClassDone Class = "done"
+	// ClassWorking: submitted or working; wait.
+	ClassWorking Class = "working"
+	// ClassInputRequired: the agent asks a question; answer and resume.
+	ClassInputRequired Class = "input-required"
+	// ClassAuthRequired: the agent needs authorisation, which usually arrives out of band;
+	// keep waiting (a resume is allowed).
+	ClassAuthRequired Class = "auth-required"
+	// ClassRelay: "working" with metadata.relay_task (or relay_reason): a relay holds the
+	// task until a human administrator approves or rejects it. Not progress: a human decides.
+	ClassRelay Class = "relay"
+	// ClassRelayPending: "completed" with metadata.hitl_pending: a relay's legacy form of the
+	// same. Not done.
+	ClassRelayPending Class = "relay-pending"
+	// ClassMessage: the agent answered with a message; there is no task.
+	ClassMessage Class = "message"
+	// ClassUnknown: a state no version defines, or none. Neither resumable nor terminal.
+	ClassUnknown Class = "unknown"
+)
+
+// Paused reports whether c means a human must act before the task can go on.
+func (c Class) Paused() bool {
+	switch c {
+	case ClassInputRequired, ClassAuthRequired, ClassRelay, ClassRelayPending:
+		return true
+	}
+	return false
+}
+
+// relayMeta is the relay's metadata (relay seed; the hitl_pending members are the seed's,
+// unconfirmed by public material, so every one is optional).
+type relayMeta struct {
+	RelayTask   json.RawMessage `json:"relay_task"`
+	RelayReason json.RawMessage `json:"relay_reason"`
+	HITLPending json.RawMessage `json:"hitl_pending"`
+}
+
+// Relay is what a relay said about a task it holds.
+type Relay struct {
+	// Reason is metadata.relay_reason, raw (a policy escalation's details).
+	Reason json.RawMessage `json:"reason,omitempty"`
+	// The members of metadata.hitl_pending, when it is an object. SinkAgentID names the agent
+	// that asked; polls still go to the endpoint that was called.
+	HITLRequestID   string `json:"hitl_request_id,omitempty"`
+	TaskID          string `json:"task_id,omitempty"`
+	ContextID       string `json:"context_id,omitempty"`
+	SinkAgentID     string `json:"sink_agent_id,omitempty"`
+	DetectionSource string `json:"detection_source,omitempty"`
+}
+
+// truthy accepts JSON true and, leniently, the string "true" in any case: relays written in
+// dynamic languages send both. Anything else (false, "false", null, absent) is false.
+func truthy(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s == "true" || strings.EqualFold(s, `"true"`)
+}
+
+func present(raw json.RawMessage) bool {
+	s := string(bytes.TrimSpace(raw))
+	return s != "" && s != "null" && s != "false" && s != `""` && s != "{}"
+}
+
+// Classify says what a task means for its client. It is the one place states are read:
+//
+//	state                          metadata                     class
+//	working, submitted             relay_task true or "true"    ClassRelay
+//	working, submitted             relay_reason present         ClassRelay
+//	working, submitted             —                            ClassWorking
+//	input-required                                              ClassInputRequired
+//	auth-required                                               ClassAuthRequired
+//	completed                      hitl_pending present         ClassRelayPending
+//	completed, failed, canceled, rejected                       ClassDone
+//	unknown, unspecified, missing, anything else                ClassUnknown
+func Classify(t *Task) Class {
+	if t == nil {
+		return ClassUnknown
+	}
+	var m relayMeta
+	if len(t.Metadata) > 0 {
+		_ = json.Unmarshal(t.Metadata, &m) // metadata that is not an object carries no relay signal
+	}
+	switch t.State {
+	case StateSubmitted, StateWorking:
+		if truthy(m.RelayTask) || present(m.RelayReason) {
+			return ClassRelay
+		}
+		return ClassWorking
+	case StateInputRequired:
+		return ClassInputRequired
+	case StateAuthRequired:
+		return ClassAuthRequired
+	case StateCompleted:
+		if present(m.HITLPending) {
+			return ClassRelayPending
+		}
+		return ClassDone
+	case StateFailed, StateCanceled, StateRejected:
+		return ClassDone
+	default:
+		return ClassUnknown
+	}
+}
+
+// Pause is a task waiting for a human, with what is needed to answer it and follow it. It
+// marshals to JSON and back, so one process can save it and another carry on.
+type Pause struct {
+	Class    Class    `json:"class"`
+	Endpoint Endpoint `json:"endpoint"`
+	TaskID   string   `json:"task_id"`
+	// ContextID is empty when the agent sent none (1.0 §6.3's example); a resume then sends
+	// the task id alone.
+	ContextID string `json:"context_id,omitempty"`
+	// Question is the task's status message: the agent's question, text and data parts.
+	Question *Message `json:"question,omitempty"`
+	// Metadata is the task's metadata, raw (Hector v2 puts long_running_tool_ids there).
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// Relay is set for ClassRelay and ClassRelayPending.
+	Relay *Relay `json:"relay,omitempty"`
+	// Task is the task as last seen.
+	Task *Task `json:"task,omitempty"`
+}
+
+// Prompt returns the question's text parts, or a description of the relay's hold.
+func (p *Pause) Prompt() string {
+	if t := p.Question.Text(); t != "" {
+		return t
+	}
+	switch p.Class {
+	case ClassRelay, ClassRelayPending:
+		return "An administrator must approve this request before it continues."
+	case ClassAuthRequired:
+		return "The agent needs authorisation before it continues."
+	}
+	return ""
+}
+
+// String describes the pause without its question's data.
+func (p Pause) String() string {
+	return fmt.Sprintf("a2a %s task %s at %s", p.Class, p.TaskID, p.Endpoint.Binding)
+}
+
+// NewPause returns the pause t is in, reached at ep, or nil when t is not paused.
+func NewPause(ep Endpoint, t *Task) *Pause {
+	c := Classify(t)
+	if !c.Paused() {
+		return nil
+	}
+	p := &Pause{Class: c, Endpoint: ep, TaskID: t.ID, ContextID: t.ContextID, Question: t.Question, Metadata: t.Metadata, Task: t}
+	if c == ClassRelay || c == ClassRelayPending {
+		var m relayMeta
+		_ = json.Unmarshal(t.Metadata, &m)
+		r := &Relay{}
+		if present(m.RelayReason) {
+			r.Reason = m.RelayReason
+		}
+		_ = json.Unmarshal(m.HITLPending, r) // an object fills the ids; true or a string leaves them empty
+		p.Relay = r
+	}
+	return p
+}
+
+// InferBinding guesses the binding a response was spoken in, from the request that produced
+// it and the body's spelling: a JSON-RPC envelope is JSON-RPC, anything else REST; 1.0 when
+// the request sent A2A-Version 1.x or the body is ProtoJSON outside 0.3 REST's shapes, 0.3
+// otherwise. The URL is the request's, trimmed of the REST operation path.
+func InferBinding(req *http.Request, ev *Event) Endpoint {
+	var ep Endpoint
+	v1 := false
+	if req != nil {
+		v1 = strings.HasPrefix(req.Header.Get("A2A-Version"), "1")
+		if req.URL != nil {
+			ep.URL = req.URL.String()
+		}
+	}
+	switch {
+	case ev.Envelope && (v1 || (ev.ProtoJSON && !ev.Content)):
+		ep.Binding = JSONRPC10
+	case ev.Envelope:
+		ep.Binding = JSONRPC03
+	case ev.Content || strings.Contains(ep.URL, "/v1/message:") || strings.Contains(ep.URL, "/v1/tasks/"):
+		ep.Binding = REST03
+	default:
+		ep.Binding = REST10
+	}
+	if ep.Binding.rest() {
+		ep.URL = restBase(ep.URL)
+	}
+	return ep
+}
+
+// restBase trims a REST operation path (…/message:send, …/tasks/{id}) off u, leaving the
+// interface URL.
+func restBase(u string) string {
+	if i := strings.Index(u, "?"); i >= 0 {
+		u = u[:i]
+	}
+	for _, suffix := range []string{"/v1/message:send", "/v1/message:stream", "/message:send", "/message:stream"} {
+		if strings.HasSuffix(u, suffix) {
+			return strings.TrimSuffix(u, suffix)
+		}
+	}
+	for _, marker := range []string{"/v1/tasks/", "/tasks/"} {
+		if i := strings.LastIndex(u, marker); i >= 0 {
+			return u[:i]
+		}
+	}
+	return u
+}

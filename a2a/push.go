@@ -1,0 +1,157 @@
+package a2a
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// The headers an agent echoes a push configuration's token in: 0.3's X-A2A-Notification-Token
+// (0.3 §9.5 example), and a2a-go v2's A2A-Notification-Token.
+const (
+	tokenHeader       = "X-A2A-Notification-Token"
+	tokenHeaderBare   = "A2A-Notification-Token"
+	authorizationName = "Authorization"
+)
+
+// PushReceiver is the agent's webhook for A2A push notifications (0.3 §9, 1.0 §4.3.3). It
+// accepts every body shape agents send — a bare Task (0.3, with or without kind), a 1.0
+// StreamResponse ({"task"}, {"statusUpdate"}, …), states in either spelling — and wakes the
+// [Client.Wait] of the task it names, which then confirms the state with GetTask: a
+// notification is never taken as the outcome.
+//
+// Answers: 401 when the token or the Authorization header does not match (nothing is
+// delivered); 200 for a notification it accepted, for a duplicate (delivered once), and for
+// a task id no wait expects (ignored, as 0.3 §9.5 asks); 400 for a body that is not A2A;
+// 405 for a method other than POST; 413 past MaxBody. Set the fields before serving; a
+// PushReceiver is then safe for concurrent use.
+type PushReceiver struct {
+	// Token is the token the push configuration registered; it must arrive in
+	// X-A2A-Notification-Token or A2A-Notification-Token. Empty: not checked.
+	Token string
+	// Authorization is the exact Authorization header the agent was told to send
+	// ("Bearer …", "Basic …"). Empty: not checked. With both empty every notification is
+	// refused: an unauthenticated webhook would let anyone wake the waits.
+	Authorization string
+	// MaxBody: 0 means 1 MiB.
+	MaxBody int64
+	// Logger receives a debug record per notification (task id and state only). Nil is silent.
+	Logger *slog.Logger
+
+	mailbox transport.Mailbox
+	mu      sync.Mutex
+	expect  map[string]int
+}
+
+// ServeHTTP implements http.Handler.
+func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := httpx.ReadLimited(req.Body, r.MaxBody)
+	_, _ = io.Copy(io.Discard, io.LimitReader(req.Body, 4<<10))
+	switch {
+	case errors.Is(err, httpx.ErrBodyTooLarge):
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return
+	case err != nil:
+		http.Error(w, "could not read body", http.StatusBadRequest)
+		return
+	}
+	if !r.authentic(req.Header) {
+		r.log(req, slog.LevelWarn, "push refused: bad or missing credentials")
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	ev, err := Decode(body)
+	if err != nil || ev.TaskID() == "" {
+		r.log(req, slog.LevelWarn, "push refused: not an A2A task event")
+		http.Error(w, "not an A2A task event", http.StatusBadRequest)
+		return
+	}
+	id := ev.TaskID()
+	if !r.expected(id) {
+		r.log(req, slog.LevelDebug, "push ignored: unknown task", slog.String("task", id))
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	sum := sha256.Sum256(body)
+	fresh, err := r.mailbox.Deliver(id, hex.EncodeToString(sum[:]))
+	if err != nil {
+		w.Header().Set("Retry-After", "30")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return
+	}
+	r.log(req, slog.LevelDebug, "push", slog.String("task", id), slog.Bool("duplicate", !fresh))
+	w.WriteHeader(http.StatusOK)
+}
+
+func (r *PushReceiver) authentic(h http.Header) bool {
+	if r.Token == "" && r.Authorization == "" {
+		return false
+	}
+	if r.Token != "" {
+		got := h.Get(tokenHeader)
+		if got == "" {
+			got = h.Get(tokenHeaderBare)
+		}
+		if subtle.ConstantTimeCompare([]byte(got), []byte(r.Token)) != 1 {
+			return false
+		}
+	}
+	if r.Authorization != "" && subtle.ConstantTimeCompare([]byte(h.Get(authorizationName)), []byte(r.Authorization)) != 1 {
+		return false
+	}
+	return true
+}
+
+// Expect makes the receiver accept notifications for taskID until forget is called, without
+// a wait: for a caller that registers the webhook before it waits. A wait given the
+// receiver expects its task by itself.
+func (r *PushReceiver) Expect(taskID string) (forget func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.expect == nil {
+		r.expect = map[string]int{}
+	}
+	r.expect[taskID]++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			if r.expect[taskID]--; r.expect[taskID] <= 0 {
+				delete(r.expect, taskID)
+			}
+		})
+	}
+}
+
+func (r *PushReceiver) expected(taskID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.expect[taskID] > 0
+}
+
+// watch expects taskID and calls wake on each new notification for it until stop.
+func (r *PushReceiver) watch(taskID string, wake func()) (stop func()) {
+	forget := r.Expect(taskID)
+	unwatch := r.mailbox.Watch(taskID, wake)
+	return func() { unwatch(); forget() }
+}
+
+func (r *PushReceiver) log(req *http.Request, level slog.Level, msg string, attrs ...slog.Attr) {
+	if r.Logger != nil {
+		r.Logger.LogAttrs(req.Context(), level, msg, attrs...)
+	}
+}

@@ -1,0 +1,267 @@
+package a2a
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// op is one operation, spelled per binding by newRequest.
+type op int
+
+const (
+	opSend op = iota
+	opStream
+	opGet
+	opSubscribe
+)
+
+// rpcMethods are the JSON-RPC method names per version (0.3 §7, 1.0 §9.4).
+var rpcMethods = map[op][2]string{
+	opSend:      {"message/send", "SendMessage"},
+	opStream:    {"message/stream", "SendStreamingMessage"},
+	opGet:       {"tasks/get", "GetTask"},
+	opSubscribe: {"tasks/resubscribe", "SubscribeToTask"},
+}
+
+// versionHeader is the 1.0 version negotiation header (1.0 §3.6); a request without it is
+// taken as 0.3.
+const versionHeader = "A2A-Version"
+
+// PushConfig asks the agent to POST the task's updates to the agent's webhook (0.3
+// PushNotificationConfig, 1.0 TaskPushNotificationConfig).
+type PushConfig struct {
+	// URL is the webhook, a [PushReceiver].
+	URL string
+	// Token is echoed by the agent in X-A2A-Notification-Token or A2A-Notification-Token.
+	Token string
+	// Scheme and Credentials are what the agent sends as "Authorization: Scheme Credentials"
+	// (Bearer or Basic); empty Scheme sends none.
+	Scheme, Credentials string
+}
+
+// rpcRequest is a JSON-RPC 2.0 request (JSON-RPC 2.0 §4).
+type rpcRequest struct {
+	JSONRPC string `json:"jsonrpc"`
+	ID      int64  `json:"id"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
+}
+
+type sendParams struct {
+	Message       any            `json:"message"`
+	Configuration map[string]any `json:"configuration,omitempty"`
+}
+
+// newRequest builds the HTTP request of o at ep. id is the JSON-RPC id (unused for REST);
+// the returned raw id is what the response must echo, nil for REST.
+func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string, m *Message, push *PushConfig) (*http.Request, json.RawMessage, error) {
+	var (
+		method = http.MethodPost
+		target = ep.URL
+		body   any
+		wantID json.RawMessage
+	)
+	switch {
+	case !ep.Binding.valid() || ep.URL == "":
+		return nil, nil, ErrNoEndpoint
+	case ep.Binding.rest():
+		prefix := ""
+		if ep.Binding == REST03 {
+			prefix = "/v1"
+		}
+		switch o {
+		case opSend, opStream:
+			target += prefix + map[op]string{opSend: "/message:send", opStream: "/message:stream"}[o]
+			body = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: pushConfiguration(ep.Binding, push)}
+		case opGet:
+			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)
+		case opSubscribe:
+			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)+":subscribe"
+		}
+	default:
+		v := 0
+		if ep.Binding == JSONRPC10 {
+			v = 1
+		}
+		r := rpcRequest{JSONRPC: "2.0", ID: id, Method: rpcMethods[o][v]}
+		switch o {
+		case opSend, opStream:
+			r.Params = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: pushConfiguration(ep.Binding, push)}
+		default:
+			r.Params = map[string]string{"id": taskID}
+		}
+		body, wantID = r, json.RawMessage(strconv.FormatInt(id, 10))
+	}
+	var rd *bytes.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	var req *http.Request
+	var err error
+	if rd != nil {
+		req, err = http.NewRequestWithContext(ctx, method, target, rd)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, method, target, nil)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	contentType := "application/json"
+	if ep.Binding == REST10 {
+		contentType = "application/a2a+json" // 1.0 §11.1
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if o == opStream || o == opSubscribe {
+		req.Header.Set("Accept", "text/event-stream")
+	} else {
+		req.Header.Set("Accept", contentType+", application/json;q=0.9")
+	}
+	if ep.Binding.v10() {
+		req.Header.Set(versionHeader, "1.0")
+	}
+	return req, wantID, nil
+}
+
+// The message and part shapes of each binding (0.3 types.ts, 0.3 proto, 1.0 proto). Struct
+// field order fixes the JSON member order.
+type (
+	message03 struct {
+		Kind      string          `json:"kind"`
+		MessageID string          `json:"messageId"`
+		Role      string          `json:"role"`
+		Parts     []any           `json:"parts"`
+		TaskID    string          `json:"taskId,omitempty"`
+		ContextID string          `json:"contextId,omitempty"`
+		Metadata  json.RawMessage `json:"metadata,omitempty"`
+	}
+	messageProto struct {
+		MessageID string          `json:"messageId"`
+		ContextID string          `json:"contextId,omitempty"`
+		TaskID    string          `json:"taskId,omitempty"`
+		Role      string          `json:"role"`
+		Parts     []any           `json:"parts,omitempty"`
+		Content   []any           `json:"content,omitempty"`
+		Metadata  json.RawMessage `json:"metadata,omitempty"`
+	}
+	text03 struct {
+		Kind string `json:"kind"`
+		Text string `json:"text"`
+	}
+	data03 struct {
+		Kind string          `json:"kind"`
+		Data json.RawMessage `json:"data"`
+	}
+	file03 struct {
+		Kind string `json:"kind"`
+		File struct {
+			URI      string `json:"uri,omitempty"`
+			Bytes    []byte `json:"bytes,omitempty"`
+			Name     string `json:"name,omitempty"`
+			MimeType string `json:"mimeType,omitempty"`
+		} `json:"file"`
+	}
+	textProto struct {
+		Text string `json:"text"`
+	}
+	dataProto struct {
+		Data json.RawMessage `json:"data"`
+	}
+	fileProto struct {
+		URL       string `json:"url,omitempty"`
+		Raw       []byte `json:"raw,omitempty"`
+		Filename  string `json:"filename,omitempty"`
+		MediaType string `json:"mediaType,omitempty"`
+	}
+	dataREST03 struct {
+		Data struct {
+			Data json.RawMessage `json:"data"`
+		} `json:"data"`
+	}
+	fileREST03 struct {
+		File struct {
+			FileWithURI   string `json:"fileWithUri,omitempty"`
+			FileWithBytes []byte `json:"fileWithBytes,omitempty"`
+			MimeType      string `json:"mimeType,omitempty"`
+		} `json:"file"`
+	}
+)
+
+// encodeMessage spells a user message for b.
+func encodeMessage(b Binding, m *Message) any {
+	parts := make([]any, 0, len(m.Parts))
+	for _, p := range m.Parts {
+		parts = append(parts, encodePart(b, p))
+	}
+	switch b {
+	case JSONRPC03:
+		return message03{Kind: "message", MessageID: m.MessageID, Role: string(RoleUser), Parts: parts, TaskID: m.TaskID, ContextID: m.ContextID, Metadata: m.Metadata}
+	case REST03:
+		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: "ROLE_USER", Content: parts, Metadata: m.Metadata}
+	default:
+		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: "ROLE_USER", Parts: parts, Metadata: m.Metadata}
+	}
+}
+
+func encodePart(b Binding, p Part) any {
+	switch {
+	case len(p.Data) > 0 && b == JSONRPC03:
+		return data03{Kind: "data", Data: p.Data}
+	case len(p.Data) > 0 && b == REST03:
+		var d dataREST03
+		d.Data.Data = p.Data
+		return d
+	case len(p.Data) > 0:
+		return dataProto{Data: p.Data}
+	case (p.URL != "" || p.Raw != nil) && b == JSONRPC03:
+		f := file03{Kind: "file"}
+		f.File.URI, f.File.Bytes, f.File.Name, f.File.MimeType = p.URL, p.Raw, p.Filename, p.MediaType
+		return f
+	case (p.URL != "" || p.Raw != nil) && b == REST03:
+		var f fileREST03
+		f.File.FileWithURI, f.File.FileWithBytes, f.File.MimeType = p.URL, p.Raw, p.MediaType
+		return f
+	case p.URL != "" || p.Raw != nil:
+		return fileProto{URL: p.URL, Raw: p.Raw, Filename: p.Filename, MediaType: p.MediaType}
+	case b == JSONRPC03:
+		return text03{Kind: "text", Text: p.Text}
+	default:
+		return textProto{Text: p.Text}
+	}
+}
+
+// pushConfiguration spells a send's push configuration for b (0.3 pushNotificationConfig
+// with schemes; 0.3 REST pushNotification; 1.0 taskPushNotificationConfig with scheme).
+func pushConfiguration(b Binding, p *PushConfig) map[string]any {
+	if p == nil {
+		return nil
+	}
+	cfg := map[string]any{"url": p.URL}
+	if p.Token != "" {
+		cfg["token"] = p.Token
+	}
+	if p.Scheme != "" {
+		if b.v10() {
+			cfg["authentication"] = map[string]any{"scheme": p.Scheme, "credentials": p.Credentials}
+		} else {
+			cfg["authentication"] = map[string]any{"schemes": []string{p.Scheme}, "credentials": p.Credentials}
+		}
+	}
+	key := "pushNotificationConfig"
+	switch b {
+	case REST03:
+		key = "pushNotification"
+	case JSONRPC10, REST10:
+		key = "taskPushNotificationConfig"
+	}
+	return map[string]any{key: cfg}
+}

@@ -1,0 +1,244 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"mime"
+	"net/http"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/sse"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// maxStreamEvent bounds one stream event (a2a-go allows 10 MiB data lines).
+const maxStreamEvent = 10 << 20
+
+// WaitOptions are per-wait settings. A nil *WaitOptions means polling only.
+type WaitOptions struct {
+	// Stream also subscribes to the task (tasks/resubscribe, SubscribeToTask,
+	// GET /tasks/{id}:subscribe); each event polls at once instead of at the next interval.
+	// An agent that will not stream the task (a2a-go answers -32001 for a paused task) leaves
+	// the wait polling.
+	Stream bool
+	// Push wakes the wait when the agent's push notification for the task arrives.
+	Push *PushReceiver
+	// OnChange is called from the waiting goroutine with each new class the task shows
+	// while it still waits (working → auth-required, …). Nil: nothing is reported.
+	OnChange func(t *Task, c Class)
+}
+
+// Wait waits until the task of p leaves the class it is in: it returns the task once it is
+// finished, asks for input (again), or is held by a relay, and keeps waiting while it is
+// working, in an unknown state, or still in p's class (auth-required, a relay hold). It
+// polls the task at p's endpoint; GetTask is the source of truth, streams and push
+// notifications only make it poll sooner.
+//
+// Pacing is the client's poll interval, or the agent's Retry-After; transient failures
+// (network errors, 429, 5xx, a non-JSON page, an agent's internal error) back off and never
+// end the wait; the agent's other errors do (ErrTaskNotFound when it forgot the task). When
+// ctx ends, Wait returns context.Cause(ctx). It leaves no goroutine behind.
+func (c *Client) Wait(ctx context.Context, p *Pause, o *WaitOptions) (*Task, error) {
+	if p == nil {
+		return nil, ErrNotPaused
+	}
+	return c.wait(ctx, p.Endpoint, p.TaskID, p.Class, o)
+}
+
+func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, from Class, o *WaitOptions) (*Task, error) {
+	if o == nil {
+		o = &WaitOptions{}
+	}
+	if !ep.Binding.valid() || ep.URL == "" {
+		return nil, ErrNoEndpoint
+	}
+	wake := make(chan struct{}, 1)
+	kick := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if o.Push != nil {
+		stop := o.Push.watch(taskID, kick)
+		defer stop()
+	}
+	if o.Stream {
+		done := make(chan struct{})
+		defer func() { cancel(); <-done }()
+		go func() {
+			defer close(done)
+			err := c.follow(ctx, ep, taskID, kick)
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended", slog.String("task", taskID), slog.Bool("error", err != nil))
+		}()
+	}
+
+	last := from
+	decodeTask := func(body []byte) (*Task, bool, error) {
+		ev, err := decode(body, nil)
+		switch {
+		case err != nil && temporary(err):
+			return nil, false, transport.Temporary(err)
+		case err != nil:
+			return nil, false, err
+		case ev.Task == nil:
+			return nil, false, malformed(ErrUnrecognised, "task query answered without a task")
+		}
+		cl := Classify(ev.Task)
+		switch cl {
+		case ClassWorking, ClassUnknown, from:
+			if cl != last && o.OnChange != nil {
+				o.OnChange(ev.Task, cl)
+			}
+			last = cl
+			return nil, false, nil
+		}
+		return ev.Task, true, nil
+	}
+	poller := &transport.Poller{Client: c.hc, Interval: c.interval, MaxBody: c.maxBody, Logger: c.logger}
+	newReq := func(rctx context.Context) (*http.Request, error) {
+		req, _, err := c.request(rctx, ep, opGet, taskID, nil, nil)
+		return req, err
+	}
+	t, err := transport.PollRequests(ctx, poller, newReq, wake, decodeTask)
+	var se *transport.StatusError
+	if errors.As(err, &se) {
+		// A REST agent's error travels with its status (404 for a task it forgot): type it.
+		var ae *Error
+		if _, derr := decode(se.Body, nil); errors.As(derr, &ae) {
+			ae.HTTPStatus = se.StatusCode
+			return nil, ae
+		}
+	}
+	return t, err
+}
+
+// follow subscribes to the task and kicks the wait on each event and at the end of the
+// stream. It returns when the stream ends, fails or is refused, or ctx ends.
+func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, kick func()) error {
+	req, wantID, err := c.request(ctx, ep, opSubscribe, taskID, nil, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return httpx.StripURL(err)
+	}
+	defer httpx.DrainClose(resp.Body)
+	if err := streamRefused(resp, c.maxBody, wantID); err != nil {
+		return err
+	}
+	defer kick() // the end of a stream is news too: the task may have finished
+	return sse.Read(resp.Body, maxStreamEvent, func(e sse.Event) bool {
+		ev, err := decode(e.Data, wantID)
+		if err != nil {
+			return false // an in-stream error (-32001 and the like) ends the stream
+		}
+		kick()
+		return ev.Status == nil || !ev.Status.Final
+	})
+}
+
+// streamRefused returns the agent's reason when resp is not an event stream: a JSON-RPC or
+// REST error (a2a-go's -32001 for a paused task), or the status.
+func streamRefused(resp *http.Response, limit int64, wantID json.RawMessage) error {
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); resp.StatusCode == http.StatusOK && mt == "text/event-stream" {
+		return nil
+	}
+	body, _ := httpx.ReadLimited(resp.Body, min(limit, 64<<10))
+	if _, err := answer(resp, body, wantID); err != nil {
+		return err
+	}
+	return fmt.Errorf("a2a: subscribe answered %d without an event stream: %w", resp.StatusCode, transport.ErrStreamUnavailable)
+}
+
+// RunOptions are per-run settings. A nil *RunOptions means the defaults.
+type RunOptions struct {
+	// MaxTurns bounds the questions answered; 0 means DefaultMaxTurns.
+	MaxTurns int
+	// Notify is told of each hold no Asker can answer — auth-required, a relay waiting for
+	// its administrator — once per hold, so the agent can tell its human. Nil: not told.
+	Notify func(ctx context.Context, p *Pause)
+	// Wait configures the waits between turns.
+	Wait WaitOptions
+}
+
+// Run carries a paused task to its end: while the task asks for input it calls ask and
+// resumes the task with the answer; while it is working, held by a relay or waiting for
+// authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
+// Completed is StatusCompleted with the last answer's Action; a relay's "failed" (its
+// administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
+// StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.
+//
+// An error means the outcome is unknown: the Asker's error, a resume refused (the task is
+// still paused: resume it later from its [Pause]), ErrTooManyTurns, or the agent's error.
+func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
+	if o == nil {
+		o = &RunOptions{}
+	}
+	maxTurns := o.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	if p == nil {
+		return nil, ErrNotPaused
+	}
+	var (
+		action  string
+		relayed bool
+		turns   int
+		t       *Task
+		err     error
+	)
+	for {
+		relayed = relayed || p.Class == ClassRelay || p.Class == ClassRelayPending
+		switch p.Class {
+		case ClassInputRequired:
+			if turns == maxTurns {
+				return nil, fmt.Errorf("%w (%d questions answered)", ErrTooManyTurns, turns)
+			}
+			if ask == nil {
+				return nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
+			}
+			a, err := ask(ctx, p)
+			if err != nil {
+				return nil, err
+			}
+			ev, err := c.Resume(ctx, p, a)
+			if err != nil {
+				return nil, err
+			}
+			turns++
+			action = a.Action
+			if t = ev.Task; t == nil { // a message in reply: the task's state is fetched
+				t = &Task{ID: p.TaskID, ContextID: p.ContextID, State: StateWorking}
+			}
+		case ClassAuthRequired, ClassRelay, ClassRelayPending:
+			if o.Notify != nil {
+				o.Notify(ctx, p)
+			}
+			if t, err = c.wait(ctx, p.Endpoint, p.TaskID, p.Class, &o.Wait); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, ErrNotPaused
+		}
+		switch Classify(t) {
+		case ClassDone:
+			return ResultOf(t, action, relayed), nil
+		case ClassWorking, ClassUnknown:
+			if t, err = c.wait(ctx, p.Endpoint, t.ID, ClassWorking, &o.Wait); err != nil {
+				return nil, err
+			}
+			if Classify(t) == ClassDone {
+				return ResultOf(t, action, relayed), nil
+			}
+		}
+		p = NewPause(p.Endpoint, t)
+	}
+}

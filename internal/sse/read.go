@@ -1,0 +1,98 @@
+package sse
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strconv"
+	"time"
+)
+
+// Read parses an event stream from r (WHATWG HTML §9.2.6) and calls handle with each event
+// that has data, in order, until handle returns false, r ends, or r fails. It is for streams
+// that are the body of a response the caller already has (an A2A message/stream POST), where
+// Connect's reconnecting GET does not apply. Comments, id:, event: and retry: lines are
+// honoured or skipped as the standard says; multi-line data is joined with "\n"; an event cut
+// off by the end of r is not delivered. An event larger than maxEvent bytes ends the read
+// with ErrEventTooLarge.
+func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
+	br := bufio.NewReaderSize(r, 4096)
+	var (
+		ev      = Event{Retry: -1}
+		data    bytes.Buffer
+		hasData bool
+		size    int
+	)
+	for {
+		line, err := readLine(br, maxEvent-size)
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		size += len(line)
+		if len(line) == 0 { // blank line: dispatch
+			if hasData {
+				ev.Data = append([]byte(nil), data.Bytes()...)
+				if !handle(ev) {
+					return nil
+				}
+			}
+			ev, hasData, size = Event{ID: ev.ID, Retry: -1}, false, 0
+			data.Reset()
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "data":
+			if hasData {
+				data.WriteByte('\n')
+			}
+			data.Write(value)
+			hasData = true
+		case "id":
+			if !bytes.ContainsRune(value, 0) {
+				ev.ID = string(value)
+			}
+		case "event":
+			ev.Name = string(value)
+		case "retry":
+			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
+				ev.Retry = time.Duration(ms) * time.Millisecond
+			}
+		}
+	}
+}
+
+// readLine reads one line without its terminator (\n, \r\n or \r), failing with
+// ErrEventTooLarge past limit bytes.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			if err == io.EOF && len(line) > 0 {
+				return nil, io.EOF // a line cut off by the end is dropped with its event
+			}
+			return nil, err
+		}
+		switch b {
+		case '\n':
+			return line, nil
+		case '\r':
+			if next, err := br.Peek(1); err == nil && next[0] == '\n' {
+				_, _ = br.ReadByte()
+			}
+			return line, nil
+		}
+		if len(line) >= limit {
+			return nil, ErrEventTooLarge
+		}
+		line = append(line, b)
+	}
+}
