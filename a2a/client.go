@@ -293,4 +293,3 @@ func TaskOf(r *transport.Result) (*Task, error) {
 	}
 	return &t, nil
 }
-

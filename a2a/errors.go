@@ -10,23 +10,23 @@ import (
 // Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
 // numbers; -31401 and -31403 are a2a-go's). Match an [*Error] with errors.Is.
 var (
-	ErrParse                     = errors.New("a2a: JSON parse error")                       // -32700
-	ErrInvalidRequest            = errors.New("a2a: invalid request")                        // -32600
-	ErrMethodNotFound            = errors.New("a2a: method not found")                       // -32601
-	ErrInvalidParams             = errors.New("a2a: invalid params")                         // -32602
-	ErrInternal                  = errors.New("a2a: internal error")                         // -32603
-	ErrServer                    = errors.New("a2a: server error")                           // -32000
-	ErrTaskNotFound              = errors.New("a2a: task not found")                         // -32001
-	ErrTaskNotCancelable         = errors.New("a2a: task not cancelable")                    // -32002
-	ErrPushNotSupported          = errors.New("a2a: push notifications not supported")       // -32003
-	ErrUnsupportedOperation      = errors.New("a2a: unsupported operation")                  // -32004
-	ErrContentTypeNotSupported   = errors.New("a2a: content type not supported")             // -32005
-	ErrInvalidAgentResponse      = errors.New("a2a: invalid agent response")                 // -32006
-	ErrExtendedCardNotConfigured = errors.New("a2a: extended agent card not configured")     // -32007
-	ErrExtensionSupportRequired  = errors.New("a2a: extension support required")             // -32008
-	ErrVersionNotSupported       = errors.New("a2a: protocol version not supported")         // -32009
-	ErrUnauthenticated           = errors.New("a2a: unauthenticated")                        // -31401
-	ErrPermissionDenied          = errors.New("a2a: permission denied")                      // -31403
+	ErrParse                     = errors.New("a2a: JSON parse error")                   // -32700
+	ErrInvalidRequest            = errors.New("a2a: invalid request")                    // -32600
+	ErrMethodNotFound            = errors.New("a2a: method not found")                   // -32601
+	ErrInvalidParams             = errors.New("a2a: invalid params")                     // -32602
+	ErrInternal                  = errors.New("a2a: internal error")                     // -32603
+	ErrServer                    = errors.New("a2a: server error")                       // -32000
+	ErrTaskNotFound              = errors.New("a2a: task not found")                     // -32001
+	ErrTaskNotCancelable         = errors.New("a2a: task not cancelable")                // -32002
+	ErrPushNotSupported          = errors.New("a2a: push notifications not supported")   // -32003
+	ErrUnsupportedOperation      = errors.New("a2a: unsupported operation")              // -32004
+	ErrContentTypeNotSupported   = errors.New("a2a: content type not supported")         // -32005
+	ErrInvalidAgentResponse      = errors.New("a2a: invalid agent response")             // -32006
+	ErrExtendedCardNotConfigured = errors.New("a2a: extended agent card not configured") // -32007
+	ErrExtensionSupportRequired  = errors.New("a2a: extension support required")         // -32008
+	ErrVersionNotSupported       = errors.New("a2a: protocol version not supported")     // -32009
+	ErrUnauthenticated           = errors.New("a2a: unauthenticated")                    // -31401
+	ErrPermissionDenied          = errors.New("a2a: permission denied")                  // -31403
 	// ErrTaskTerminal matches a refusal to touch a task that has already ended: the spec's
 	// -32004 UnsupportedOperationError, and a2a-go's -32602 "task in a terminal state".
 	ErrTaskTerminal = errors.New("a2a: task is in a terminal state")
