@@ -1,0 +1,383 @@
+// Package a2atest provides fake A2A peers for tests and demos: an [Agent] that pauses its
+// tasks for tool approval the way Hector does, on all four bindings (JSON-RPC and REST, A2A
+// 0.3 and 1.0), and a [Relay] that holds every task until a scripted administrator approves
+// or rejects it, the way the Swarmd relay does.
+//
+// Each fake binds loopback only (NewAgent, NewRelay) or serves over an in-memory transport
+// for testing/synctest bubbles (NewMemoryAgent, NewMemoryRelay), and cleans up when the test
+// ends.
+package a2atest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
+)
+
+// The agent's mount points, one per binding.
+const (
+	PathJSONRPC10 = "/rpc"
+	PathJSONRPC03 = "/rpc03"
+	PathREST10    = "/rest"
+	PathREST03    = "/rest03"
+)
+
+// Style is how the agent words its question and reads the answer.
+type Style int
+
+// Question styles.
+const (
+	// StyleHectorV1: a text part and a data part {"interaction_type":"tool_approval",
+	// "tool_name","tool_input","options":["approve","deny"]}; the answer's data part
+	// {"decision"} is read first, then its text ("approve"/"yes" approve, anything else deny).
+	StyleHectorV1 Style = iota
+	// StyleHectorV2: metadata input_required, long_running_tool_ids, input_prompt; the answer
+	// is a data part {"type":"tool_approval","decision","tool_call_id"}.
+	StyleHectorV2
+	// StyleADK: a data part holding the adk_request_confirmation function call; the answer is
+	// its function response {"confirmed": bool}.
+	StyleADK
+)
+
+// Request is one request the agent received, for assertions.
+type Request struct {
+	Binding a2a.Binding
+	// Method is the JSON-RPC method or the REST operation ("message:send", "tasks/get", …).
+	Method string
+	TaskID string
+	// Header is the request's header; Body its body.
+	Header http.Header
+	Body   []byte
+}
+
+// Agent is a fake A2A agent whose tasks each ask Questions approval questions before they
+// complete. It is safe for concurrent use.
+type Agent struct {
+	// URL is the base URL; [Agent.Endpoint] gives each binding's endpoint.
+	URL string
+
+	cfg     agentConfig
+	srv     *httptest.Server
+	client  *http.Client
+	push    *http.Client
+	mu      sync.Mutex
+	tasks   map[string]*task
+	reqs    []Request
+	faults  []fault
+	seq     int
+	pushes  sync.WaitGroup
+	stop    context.Context
+	cancel  context.CancelFunc
+	changed chan struct{} // closed and replaced on every task change, for streams
+	once    sync.Once
+}
+
+type agentConfig struct {
+	questions   int
+	style       Style
+	authFirst   bool
+	pushHandler http.Handler
+}
+
+// AgentOption configures an [Agent].
+type AgentOption func(*agentConfig)
+
+// WithQuestions makes each task ask n questions before it completes (default 1).
+func WithQuestions(n int) AgentOption { return func(c *agentConfig) { c.questions = n } }
+
+// WithStyle sets how questions are worded and answers read (default StyleHectorV1).
+func WithStyle(s Style) AgentOption { return func(c *agentConfig) { c.style = s } }
+
+// WithAuthFirst makes each new task wait in auth-required until [Agent.Authorize] is called,
+// before its first question.
+func WithAuthFirst() AgentOption { return func(c *agentConfig) { c.authFirst = true } }
+
+// WithPushHandler delivers push notifications to h in memory instead of over HTTP: usable in
+// a testing/synctest bubble.
+func WithPushHandler(h http.Handler) AgentOption { return func(c *agentConfig) { c.pushHandler = h } }
+
+type pushConfig struct {
+	url, token, auth string
+	v10              bool
+}
+
+type task struct {
+	id, contextID string
+	state         a2a.State
+	question      []a2a.Part
+	metadata      map[string]any
+	artifacts     []a2a.Part
+	asked         int
+	answers       []string
+	push          *pushConfig
+	updated       time.Time
+	version       int
+}
+
+func newAgent(opts []AgentOption) *Agent {
+	a := &Agent{cfg: agentConfig{questions: 1}, tasks: map[string]*task{}, changed: make(chan struct{})}
+	for _, o := range opts {
+		o(&a.cfg)
+	}
+	a.stop, a.cancel = context.WithCancel(context.Background())
+	if a.cfg.pushHandler != nil {
+		a.push = &http.Client{Transport: &memhttp.Transport{Handler: a.cfg.pushHandler}}
+	} else {
+		a.push = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	return a
+}
+
+// NewAgent starts an agent on a loopback port, closed when tb's test ends.
+func NewAgent(tb testing.TB, opts ...AgentOption) *Agent {
+	tb.Helper()
+	a := newAgent(opts)
+	a.srv = httptest.NewServer(a)
+	a.URL, a.client = a.srv.URL, a.srv.Client()
+	tb.Cleanup(a.Close)
+	return a
+}
+
+// NewMemoryAgent returns an agent reached only through [Agent.Client], in memory, at
+// https://agent.test: usable in a testing/synctest bubble.
+func NewMemoryAgent(tb testing.TB, opts ...AgentOption) *Agent {
+	tb.Helper()
+	a := newAgent(opts)
+	a.URL = "https://agent.test"
+	a.client = &http.Client{Transport: &memhttp.Transport{Handler: a}}
+	tb.Cleanup(a.Close)
+	return a
+}
+
+// Client returns an HTTP client that reaches the agent.
+func (a *Agent) Client() *http.Client { return a.client }
+
+// Endpoint returns the agent's endpoint for binding b.
+func (a *Agent) Endpoint(b a2a.Binding) a2a.Endpoint {
+	path := map[a2a.Binding]string{a2a.JSONRPC10: PathJSONRPC10, a2a.JSONRPC03: PathJSONRPC03, a2a.REST10: PathREST10, a2a.REST03: PathREST03}[b]
+	return a2a.Endpoint{URL: a.URL + path, Binding: b}
+}
+
+// Close ends open streams and pending push deliveries and shuts the agent down.
+func (a *Agent) Close() {
+	a.once.Do(func() {
+		a.cancel()
+		a.pushes.Wait()
+		a.push.CloseIdleConnections()
+		if a.srv != nil {
+			a.srv.Close()
+		}
+	})
+}
+
+// Requests returns a copy of every request received so far.
+func (a *Agent) Requests() []Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]Request(nil), a.reqs...)
+}
+
+// TaskState is a snapshot of a task, for assertions.
+type TaskState struct {
+	State a2a.State
+	// Answers are the decisions the agent read from the answers, in order.
+	Answers []string
+}
+
+// Task returns a snapshot of task id.
+func (a *Agent) Task(id string) (TaskState, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.tasks[id]
+	if !ok {
+		return TaskState{}, false
+	}
+	return TaskState{State: t.state, Answers: append([]string(nil), t.answers...)}, true
+}
+
+// Authorize ends task id's auth-required wait, out of band, as credentials arriving would:
+// the task asks its first question.
+func (a *Agent) Authorize(id string) error {
+	return a.update(id, func(t *task) error {
+		if t.state != a2a.StateAuthRequired {
+			return fmt.Errorf("a2atest: task %s is %s, not auth-required", id, t.state)
+		}
+		a.ask(t)
+		return nil
+	})
+}
+
+// Fail makes the agent (or the relay) fail task id: it ends "failed" with reason as its
+// status text.
+func (a *Agent) Fail(id, reason string) error {
+	return a.update(id, func(t *task) error {
+		t.state, t.question = a2a.StateFailed, []a2a.Part{a2a.TextPart(reason)}
+		return nil
+	})
+}
+
+// Fault is a failure the agent injects in place of the next answer.
+type Fault int
+
+// Faults for FailNext.
+const (
+	// Fault503 answers 503 with Retry-After: 1.
+	Fault503 Fault = iota + 1
+	// Fault429 answers 429 with Retry-After: 2.
+	Fault429
+	// FaultHTML502 answers 502 with an HTML page, as a proxy does.
+	FaultHTML502
+	// FaultTruncated answers 200 with a cut-off JSON body.
+	FaultTruncated
+	// FaultInternal answers a JSON-RPC -32603 (REST: 500 with a google.rpc.Status body).
+	FaultInternal
+)
+
+type fault struct{ f Fault }
+
+// FailNext makes the next n requests fail with f.
+func (a *Agent) FailNext(f Fault, n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for range n {
+		a.faults = append(a.faults, fault{f})
+	}
+}
+
+func (a *Agent) update(id string, f func(*task) error) error {
+	a.mu.Lock()
+	t, ok := a.tasks[id]
+	if !ok {
+		a.mu.Unlock()
+		return fmt.Errorf("a2atest: no task %s", id)
+	}
+	if err := f(t); err != nil {
+		a.mu.Unlock()
+		return err
+	}
+	a.touch(t)
+	a.mu.Unlock()
+	return nil
+}
+
+// touch records a change of t: streams wake, and the push configuration is told.
+// Called with a.mu held.
+func (a *Agent) touch(t *task) {
+	t.updated = time.Now()
+	t.version++
+	close(a.changed)
+	a.changed = make(chan struct{})
+	if t.push != nil {
+		a.deliver(*t.push, a.pushBody(t))
+	}
+}
+
+// ask puts t in input-required with the style's next question. Called with a.mu held.
+func (a *Agent) ask(t *task) {
+	t.asked++
+	t.state = a2a.StateInputRequired
+	tool := map[string]any{"path": fmt.Sprintf("/tmp/report-%d.txt", t.asked)}
+	switch a.cfg.style {
+	case StyleHectorV2:
+		callID := fmt.Sprintf("call-%s-%d", t.id, t.asked)
+		t.question = []a2a.Part{a2a.TextPart("Approve delete_file?")}
+		t.metadata = map[string]any{"input_required": true, "long_running_tool_ids": []string{callID}, "input_prompt": "Approve delete_file?"}
+	case StyleADK:
+		t.question = []a2a.Part{{
+			Data: mustJSON(map[string]any{"id": fmt.Sprintf("adk-%s-%d", t.id, t.asked), "name": "adk_request_confirmation",
+				"args": map[string]any{"originalFunctionCall": map[string]any{"name": "delete_file", "args": tool}, "toolConfirmation": map[string]any{"hint": "Delete the report?"}}}),
+			Metadata: mustJSON(map[string]any{"adk_type": "function_call", "adk_is_long_running": true}),
+		}}
+	default:
+		t.question = []a2a.Part{
+			a2a.TextPart("🔐 Tool Approval Required: delete_file. Please respond with: approve or deny"),
+			a2a.DataPart(map[string]any{"interaction_type": "tool_approval", "tool_name": "delete_file", "tool_input": tool, "options": []string{"approve", "deny"}}),
+		}
+	}
+}
+
+// decide reads the decision in an answer's parts, as the style's agent does.
+func (a *Agent) decide(t *task, parts []a2a.Part) string {
+	for _, p := range parts {
+		var d struct {
+			Decision string `json:"decision"`
+			Type     string `json:"type"`
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			Response struct {
+				Confirmed bool `json:"confirmed"`
+			} `json:"response"`
+		}
+		if len(p.Data) == 0 || json.Unmarshal(p.Data, &d) != nil {
+			continue
+		}
+		switch {
+		case a.cfg.style == StyleADK && d.Name == "adk_request_confirmation" && d.ID == fmt.Sprintf("adk-%s-%d", t.id, t.asked):
+			if d.Response.Confirmed {
+				return "approve"
+			}
+			return "deny"
+		case a.cfg.style != StyleADK && strings.EqualFold(d.Decision, "approve"):
+			return "approve"
+		case a.cfg.style != StyleADK && d.Decision != "":
+			return "deny"
+		}
+	}
+	if a.cfg.style == StyleHectorV1 {
+		for _, p := range parts {
+			if s := strings.ToLower(p.Text); strings.Contains(s, "approve") || s == "yes" || s == "y" {
+				return "approve"
+			}
+		}
+	}
+	return "deny" // Hector's safe default
+}
+
+// answer advances t with a resume's parts. Called with a.mu held.
+func (a *Agent) answer(t *task, parts []a2a.Part) {
+	d := a.decide(t, parts)
+	t.answers = append(t.answers, d)
+	t.metadata = nil
+	switch {
+	case d == "deny":
+		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Tool call denied; nothing was deleted.")}
+		t.artifacts = []a2a.Part{a2a.TextPart("denied")}
+	case t.asked < a.cfg.questions:
+		a.ask(t)
+	default:
+		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Done.")}
+		t.artifacts = []a2a.Part{a2a.DataPart(map[string]any{"deleted": t.asked})}
+	}
+}
+
+func (a *Agent) newTask(contextID string) *task {
+	a.seq++
+	t := &task{id: fmt.Sprintf("task-%d", a.seq), contextID: contextID}
+	if t.contextID == "" {
+		t.contextID = fmt.Sprintf("ctx-%d", a.seq)
+	}
+	a.tasks[t.id] = t
+	if a.cfg.authFirst {
+		t.state, t.question = a2a.StateAuthRequired, []a2a.Part{a2a.TextPart("Sign in to the file service to continue.")}
+	} else {
+		a.ask(t)
+	}
+	return t
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

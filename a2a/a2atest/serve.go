@@ -1,0 +1,473 @@
+package a2atest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/a2a"
+)
+
+// ServeHTTP serves the four bindings: JSON-RPC at PathJSONRPC10 and PathJSONRPC03, REST
+// under PathREST10 (/message:send, /tasks/{id}, /tasks/{id}:subscribe) and PathREST03 (the
+// same under /v1).
+func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	var b a2a.Binding
+	var rest string
+	switch p := r.URL.Path; {
+	case p == PathJSONRPC10:
+		b = a2a.JSONRPC10
+	case p == PathJSONRPC03:
+		b = a2a.JSONRPC03
+	case strings.HasPrefix(p, PathREST03+"/v1/"):
+		b, rest = a2a.REST03, strings.TrimPrefix(p, PathREST03+"/v1")
+	case strings.HasPrefix(p, PathREST10+"/"):
+		b, rest = a2a.REST10, strings.TrimPrefix(p, PathREST10)
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if f, ok := a.nextFault(); ok {
+		a.serveFault(w, b, f)
+		return
+	}
+	if strings.HasPrefix(string(b), "jsonrpc") {
+		a.serveRPC(w, r, b, body)
+		return
+	}
+	a.serveREST(w, r, b, rest, body)
+}
+
+func (a *Agent) nextFault() (Fault, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.faults) == 0 {
+		return 0, false
+	}
+	f := a.faults[0]
+	a.faults = a.faults[1:]
+	return f.f, true
+}
+
+func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
+	switch f {
+	case Fault503:
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	case Fault429:
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, "slow down", http.StatusTooManyRequests)
+	case FaultHTML502:
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "<html><body><h1>502 Bad Gateway</h1></body></html>")
+	case FaultTruncated:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"id":"task-`)
+	case FaultInternal:
+		writeError(w, b, json.RawMessage("1"), -32603, "INTERNAL_ERROR", "internal error")
+	}
+}
+
+func (a *Agent) record(b a2a.Binding, method, taskID string, r *http.Request, body []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reqs = append(a.reqs, Request{Binding: b, Method: method, TaskID: taskID, Header: r.Header.Clone(), Body: body})
+}
+
+type rpcIn struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+}
+
+type sendIn struct {
+	Message       json.RawMessage `json:"message"`
+	Configuration struct {
+		Push03   *pushIn `json:"pushNotificationConfig"`
+		PushREST *pushIn `json:"pushNotification"`
+		Push10   *pushIn `json:"taskPushNotificationConfig"`
+	} `json:"configuration"`
+}
+
+type pushIn struct {
+	URL            string `json:"url"`
+	Token          string `json:"token"`
+	Authentication struct {
+		Scheme      string   `json:"scheme"`
+		Schemes     []string `json:"schemes"`
+		Credentials string   `json:"credentials"`
+	} `json:"authentication"`
+}
+
+// failure is an A2A error to answer with: its JSON-RPC code and ErrorInfo reason.
+type failure struct {
+	code    int
+	reason  string
+	message string
+}
+
+var (
+	errNotFound    = &failure{-32001, "TASK_NOT_FOUND", "task not found"}
+	errNoExecution = &failure{-32001, "TASK_NOT_FOUND", "task not found: no active execution"}
+	errTerminal    = &failure{-32602, "INVALID_PARAMS", "task in a terminal state"}
+	errContext     = &failure{-32602, "INVALID_PARAMS", "context id does not match the task"}
+	errBadParams   = &failure{-32602, "INVALID_PARAMS", "invalid params"}
+	errUnsupported = &failure{-32004, "UNSUPPORTED_OPERATION", "task is in a terminal state"}
+)
+
+func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, body []byte) {
+	var in rpcIn
+	if err := json.Unmarshal(body, &in); err != nil {
+		writeError(w, b, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
+		return
+	}
+	if in.JSONRPC != "2.0" || in.Method == "" {
+		writeError(w, b, in.ID, -32600, "INVALID_REQUEST", "invalid request")
+		return
+	}
+	v10 := b == a2a.JSONRPC10
+	var params struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(in.Params, &params)
+	switch m := in.Method; {
+	case m == pick(v10, "SendMessage", "message/send"):
+		t, f := a.send(b, in.Params)
+		a.record(b, m, taskIDOf(t), r, body)
+		if f != nil {
+			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			return
+		}
+		res := render(b, t)
+		if v10 {
+			res = map[string]any{"task": res}
+		}
+		writeResult(w, in.ID, res)
+	case m == pick(v10, "GetTask", "tasks/get"):
+		a.record(b, m, params.ID, r, body)
+		t, f := a.get(params.ID)
+		if f != nil {
+			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			return
+		}
+		writeResult(w, in.ID, render(b, t))
+	case m == pick(v10, "SubscribeToTask", "tasks/resubscribe"):
+		a.record(b, m, params.ID, r, body)
+		a.subscribe(w, r, b, in.ID, params.ID)
+	default:
+		a.record(b, m, "", r, body)
+		writeError(w, b, in.ID, -32601, "METHOD_NOT_FOUND", "method not found")
+	}
+}
+
+func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding, path string, body []byte) {
+	switch {
+	case path == "/message:send" && r.Method == http.MethodPost:
+		t, f := a.send(b, body)
+		a.record(b, "message:send", taskIDOf(t), r, body)
+		if f != nil {
+			writeError(w, b, nil, f.code, f.reason, f.message)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"task": render(b, t)})
+	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":subscribe"):
+		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":subscribe")
+		a.record(b, "tasks:subscribe", id, r, body)
+		a.subscribe(w, r, b, nil, id)
+	case strings.HasPrefix(path, "/tasks/") && r.Method == http.MethodGet:
+		id := strings.TrimPrefix(path, "/tasks/")
+		a.record(b, "tasks/get", id, r, body)
+		t, f := a.get(id)
+		if f != nil {
+			writeError(w, b, nil, f.code, f.reason, f.message)
+			return
+		}
+		writeJSON(w, http.StatusOK, render(b, t))
+	default:
+		a.record(b, path, "", r, body)
+		writeError(w, b, nil, -32601, "METHOD_NOT_FOUND", "no such operation")
+	}
+}
+
+func pick(v10 bool, a, b string) string {
+	if v10 {
+		return a
+	}
+	return b
+}
+
+func taskIDOf(t *task) string {
+	if t == nil {
+		return ""
+	}
+	return t.id
+}
+
+// send creates a task, or resumes the one the message names, and returns a copy of it.
+func (a *Agent) send(b a2a.Binding, params []byte) (*task, *failure) {
+	var in sendIn
+	if json.Unmarshal(params, &in) != nil || len(in.Message) == 0 {
+		return nil, errBadParams
+	}
+	ev, err := a2a.Decode(in.Message)
+	if err != nil || ev.Message == nil {
+		return nil, errBadParams
+	}
+	m := ev.Message
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var t *task
+	if m.TaskID == "" {
+		t = a.newTask(m.ContextID)
+		t.push = pushOf(b, in)
+		a.touch(t)
+		c := *t
+		return &c, nil
+	}
+	t, ok := a.tasks[m.TaskID]
+	switch {
+	case !ok:
+		return nil, errNotFound
+	case t.state.Terminal():
+		return nil, errTerminal
+	case m.ContextID != "" && m.ContextID != t.contextID:
+		return nil, errContext
+	}
+	if t.state == a2a.StateInputRequired {
+		a.answer(t, m.Parts)
+		a.touch(t)
+	}
+	c := *t
+	return &c, nil
+}
+
+func pushOf(b a2a.Binding, in sendIn) *pushConfig {
+	p := in.Configuration.Push10
+	if p == nil {
+		p = in.Configuration.Push03
+	}
+	if p == nil {
+		p = in.Configuration.PushREST
+	}
+	if p == nil || p.URL == "" {
+		return nil
+	}
+	scheme := p.Authentication.Scheme
+	if scheme == "" && len(p.Authentication.Schemes) > 0 {
+		scheme = p.Authentication.Schemes[0]
+	}
+	pc := &pushConfig{url: p.URL, token: p.Token, v10: b == a2a.JSONRPC10 || b == a2a.REST10}
+	if scheme != "" {
+		pc.auth = scheme + " " + p.Authentication.Credentials
+	}
+	return pc
+}
+
+func (a *Agent) get(id string) (*task, *failure) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.tasks[id]
+	if !ok {
+		return nil, errNotFound
+	}
+	c := *t
+	return &c, nil
+}
+
+// subscribe streams a task that is still running: its snapshot, then one event per change,
+// until it ends or asks for input. Like a2a-go, it refuses a task paused for input (its
+// execution ended at the pause) with -32001, and a finished one with -32004.
+func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding, id json.RawMessage, taskID string) {
+	t, f := a.get(taskID)
+	switch {
+	case f != nil:
+	case t.state == a2a.StateInputRequired:
+		f = errNoExecution
+	case t.state.Terminal():
+		f = errUnsupported
+	}
+	if f != nil {
+		writeError(w, b, id, f.code, f.reason, f.message)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	last := -1
+	for {
+		a.mu.Lock()
+		cur := *a.tasks[taskID]
+		changed := a.changed
+		a.mu.Unlock()
+		if cur.version != last {
+			last = cur.version
+			ev := map[string]any{"task": render(b, &cur)}
+			var data any = ev
+			switch {
+			case b == a2a.JSONRPC03:
+				data = map[string]any{"jsonrpc": "2.0", "id": id, "result": render(b, &cur)}
+			case b == a2a.JSONRPC10:
+				data = map[string]any{"jsonrpc": "2.0", "id": id, "result": ev}
+			}
+			line, _ := json.Marshal(data)
+			_, _ = fmt.Fprintf(w, "id: %d\ndata: %s\n\n", last, line)
+			if fl != nil {
+				fl.Flush()
+			}
+			if cur.state.Terminal() || cur.state == a2a.StateInputRequired {
+				return
+			}
+		}
+		select {
+		case <-changed:
+		case <-r.Context().Done():
+			return
+		case <-a.stop.Done():
+			return
+		}
+	}
+}
+
+// render spells t as binding b does.
+func render(b a2a.Binding, t *task) any {
+	state := string(t.state)
+	if b != a2a.JSONRPC03 {
+		state = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(state, "-", "_"))
+		if b == a2a.REST03 && t.state == a2a.StateCanceled {
+			state = "TASK_STATE_CANCELLED"
+		}
+	}
+	status := map[string]any{"state": state, "timestamp": t.updated.UTC().Format(time.RFC3339Nano)}
+	if len(t.question) > 0 {
+		status["message"] = renderMessage(b, t, t.question)
+	}
+	out := map[string]any{"id": t.id, "status": status}
+	if t.contextID != "" {
+		out["contextId"] = t.contextID
+	}
+	if b == a2a.JSONRPC03 {
+		out["kind"] = "task"
+	}
+	if len(t.artifacts) > 0 {
+		out["artifacts"] = []any{map[string]any{"artifactId": "result", "parts": renderParts(b, t.artifacts)}}
+	}
+	if t.metadata != nil {
+		out["metadata"] = t.metadata
+	}
+	return out
+}
+
+func renderMessage(b a2a.Binding, t *task, parts []a2a.Part) map[string]any {
+	m := map[string]any{"messageId": fmt.Sprintf("%s-q%d", t.id, t.asked), "taskId": t.id, "contextId": t.contextID}
+	switch b {
+	case a2a.JSONRPC03:
+		m["kind"], m["role"], m["parts"] = "message", "agent", renderParts(b, parts)
+	case a2a.REST03:
+		m["role"], m["content"] = "ROLE_AGENT", renderParts(b, parts)
+	default:
+		m["role"], m["parts"] = "ROLE_AGENT", renderParts(b, parts)
+	}
+	return m
+}
+
+func renderParts(b a2a.Binding, parts []a2a.Part) []any {
+	out := make([]any, 0, len(parts))
+	for _, p := range parts {
+		var o map[string]any
+		switch {
+		case len(p.Data) > 0 && b == a2a.REST03:
+			o = map[string]any{"data": map[string]any{"data": p.Data}}
+		case len(p.Data) > 0:
+			o = map[string]any{"data": p.Data}
+		default:
+			o = map[string]any{"text": p.Text}
+		}
+		if b == a2a.JSONRPC03 {
+			o["kind"] = map[bool]string{true: "data", false: "text"}[len(p.Data) > 0]
+		}
+		if len(p.Metadata) > 0 {
+			o["metadata"] = p.Metadata
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// pushBody is the notification for t's current state: a 1.0 StreamResponse, or a 0.3 bare
+// Task. Called with a.mu held.
+func (a *Agent) pushBody(t *task) []byte {
+	if t.push.v10 {
+		return mustJSON(map[string]any{"task": render(a2a.REST10, t)})
+	}
+	return mustJSON(render(a2a.JSONRPC03, t))
+}
+
+// deliver POSTs one notification in the background; Close waits for it.
+func (a *Agent) deliver(p pushConfig, body []byte) {
+	a.pushes.Add(1)
+	go func() {
+		defer a.pushes.Done()
+		req, err := http.NewRequestWithContext(a.stop, http.MethodPost, p.url, bytes.NewReader(body))
+		if err != nil {
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if p.token != "" {
+			if p.v10 {
+				req.Header.Set("A2A-Notification-Token", p.token)
+			} else {
+				req.Header.Set("X-A2A-Notification-Token", p.token)
+			}
+		}
+		if p.auth != "" {
+			req.Header.Set("Authorization", p.auth)
+		}
+		if resp, err := a.push.Do(req); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		}
+	}()
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeResult(w http.ResponseWriter, id json.RawMessage, result any) {
+	writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+// httpStatus is the HTTP status of an A2A error code in the REST binding (1.0 §5.4).
+func httpStatus(code int) (int, string) {
+	switch code {
+	case -32001:
+		return 404, "NOT_FOUND"
+	case -32602, -32600, -32700, -32002, -32003, -32004, -32005, -32601:
+		return 400, "INVALID_ARGUMENT"
+	default:
+		return 500, "INTERNAL"
+	}
+}
+
+// writeError answers with an A2A error, as a2a-go spells it in each binding.
+func writeError(w http.ResponseWriter, b a2a.Binding, id json.RawMessage, code int, reason, message string) {
+	info := []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "a2a-protocol.org"}}
+	if b == a2a.JSONRPC03 || b == a2a.JSONRPC10 {
+		if id == nil {
+			id = json.RawMessage("null")
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message, "data": info}})
+		return
+	}
+	status, name := httpStatus(code)
+	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "status": name, "message": message, "details": info}})
+}
