@@ -251,3 +251,19 @@ func restBase(u string) string {
 	}
 	return u
 }
+
+// Class classifies the event: a task or status update by its task's state and metadata
+// ([Classify]), a message as ClassMessage, an artifact update as ClassWorking.
+func (e *Event) Class() Class {
+	switch {
+	case e.Task != nil:
+		return Classify(e.Task)
+	case e.Status != nil:
+		return Classify(applyStatus(nil, e.Status))
+	case e.Message != nil:
+		return ClassMessage
+	case e.Artifact != nil:
+		return ClassWorking
+	}
+	return ClassUnknown
+}

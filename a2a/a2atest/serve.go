@@ -150,6 +150,14 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 			res = map[string]any{"task": res}
 		}
 		writeResult(w, in.ID, res)
+	case m == pick(v10, "SendStreamingMessage", "message/stream"):
+		t, f := a.send(b, in.Params)
+		a.record(b, m, taskIDOf(t), r, body)
+		if f != nil {
+			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			return
+		}
+		streamTurn(w, b, in.ID, t)
 	case m == pick(v10, "GetTask", "tasks/get"):
 		a.record(b, m, params.ID, r, body)
 		t, f := a.get(params.ID)
@@ -177,6 +185,14 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 			return
 		}
 		writeJSON(w, http.StatusOK, map[string]any{"task": render(b, t)})
+	case path == "/message:stream" && r.Method == http.MethodPost:
+		t, f := a.send(b, body)
+		a.record(b, "message:stream", taskIDOf(t), r, body)
+		if f != nil {
+			writeError(w, b, nil, f.code, f.reason, f.message)
+			return
+		}
+		streamTurn(w, b, nil, t)
 	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":subscribe"):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":subscribe")
 		a.record(b, "tasks:subscribe", id, r, body)
@@ -332,6 +348,46 @@ func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 		case <-a.stop.Done():
 			return
 		}
+	}
+}
+
+// streamTurn streams one turn of t as a2a-go does: the task (submitted), a working
+// status update, then its state now, and closes. 0.3 JSON-RPC marks the last update final;
+// 0.3 REST, like a2a-go's, does not.
+func streamTurn(w http.ResponseWriter, b a2a.Binding, id json.RawMessage, t *task) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	first := *t
+	first.state, first.question, first.metadata, first.artifacts = a2a.StateSubmitted, nil, nil, nil
+	working := first
+	working.state = a2a.StateWorking
+	events := []any{render(b, &first), statusUpdate(b, &working, false), statusUpdate(b, t, true)}
+	if b != a2a.JSONRPC03 {
+		events[0] = map[string]any{"task": events[0]}
+	}
+	for i, ev := range events {
+		var data any = ev
+		if b == a2a.JSONRPC03 || b == a2a.JSONRPC10 {
+			data = map[string]any{"jsonrpc": "2.0", "id": id, "result": ev}
+		}
+		line, _ := json.Marshal(data)
+		_, _ = fmt.Fprintf(w, "id: %d\nevent: message\ndata: %s\n\n: keep-alive\n\n", i, line)
+	}
+}
+
+// statusUpdate spells a status-update event for t.
+func statusUpdate(b a2a.Binding, t *task, final bool) any {
+	snap := render(b, t).(map[string]any)
+	u := map[string]any{"taskId": t.id, "contextId": t.contextID, "status": snap["status"]}
+	if t.metadata != nil {
+		u["metadata"] = t.metadata
+	}
+	switch b {
+	case a2a.JSONRPC03:
+		u["kind"], u["final"] = "status-update", final
+		return u
+	default:
+		return map[string]any{"statusUpdate": u}
 	}
 }
 

@@ -1,0 +1,144 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/sse"
+)
+
+// ReadStream reads an A2A event stream (the body of message/stream, SendStreamingMessage,
+// POST message:stream or a subscription) to the end of the turn and returns what it
+// learned: the task as its events built it (snapshot, then status and artifact updates), or
+// the message when the agent answered with one.
+//
+// The turn ends at a 0.3 "final": true, at a terminal or interrupted state (input-required,
+// auth-required), or at the end of the stream; a stream that ends in another state returns
+// the task in that state, and the caller should ask GetTask for the truth, as
+// [Client.SendStream] does. An error event in the stream (JSON-RPC error or REST
+// {"error"}, sent with HTTP 200) is returned as an [*Error]; an event that is not A2A, as
+// a [*MalformedError]. id:, event: and comment lines are allowed and ignored.
+func ReadStream(r io.Reader) (*Event, error) {
+	return readStream(r, nil)
+}
+
+func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
+	var (
+		out  = &Event{}
+		serr error
+	)
+	err := sse.Read(r, maxStreamEvent, func(e sse.Event) bool {
+		ev, err := decode(e.Data, wantID)
+		if err != nil {
+			serr = err
+			return false
+		}
+		out.Envelope, out.ProtoJSON, out.Content = ev.Envelope, out.ProtoJSON || ev.ProtoJSON, out.Content || ev.Content
+		final := false
+		switch {
+		case ev.Task != nil:
+			out.Task, out.Message = ev.Task, nil
+		case ev.Message != nil && out.Task == nil:
+			out.Message = ev.Message
+			return false // a message answers the whole call (1.0 §3.1.2)
+		case ev.Status != nil:
+			out.Task = applyStatus(out.Task, ev.Status)
+			final = ev.Status.Final
+		case ev.Artifact != nil && out.Task != nil:
+			out.Task.Artifacts = append(out.Task.Artifacts, ev.Artifact.Artifact)
+		}
+		if t := out.Task; t != nil && (t.State.Terminal() || t.State.Interrupted()) {
+			final = true
+		}
+		return !final
+	})
+	if serr != nil {
+		return nil, serr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.Task == nil && out.Message == nil {
+		return nil, malformed(ErrUnrecognised, "stream ended without a task or message")
+	}
+	return out, nil
+}
+
+// applyStatus folds a status update into the task it concerns; metadata members are merged,
+// as agents merge a status event's metadata into the task's.
+func applyStatus(t *Task, s *StatusUpdate) *Task {
+	if t == nil || t.ID != s.TaskID {
+		t = &Task{ID: s.TaskID, ContextID: s.ContextID}
+	} else {
+		c := *t
+		t = &c
+	}
+	t.State, t.RawState, t.Question = s.State, s.RawState, s.Message
+	if len(s.Metadata) > 0 {
+		t.Metadata = mergeObjects(t.Metadata, s.Metadata)
+	}
+	return t
+}
+
+func mergeObjects(a, b json.RawMessage) json.RawMessage {
+	var x, y map[string]json.RawMessage
+	if json.Unmarshal(a, &x) != nil || x == nil {
+		return b
+	}
+	if json.Unmarshal(b, &y) != nil {
+		return a
+	}
+	for k, v := range y {
+		x[k] = v
+	}
+	out, _ := json.Marshal(x) // re-encoding decoded raw members cannot fail
+	return out
+}
+
+// SendStream sends m with the streaming method of ep's binding (message/stream,
+// SendStreamingMessage, POST message:stream) and reads the stream to the end of the turn
+// (see [ReadStream]). When the stream ends with the task still working, it asks GetTask for
+// the truth. It returns the task, or the message the agent answered with.
+func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
+	if m.MessageID == "" {
+		m.MessageID = c.newID()
+	}
+	var push *PushConfig
+	if o != nil {
+		push = o.Push
+	}
+	req, wantID, err := c.request(ctx, ep, opStream, "", &m, push)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, httpx.StripURL(err)
+	}
+	defer httpx.DrainClose(resp.Body)
+	if err := streamRefused(resp, c.maxBody, wantID); err != nil {
+		return nil, err
+	}
+	ev, err := readStream(resp.Body, wantID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
+	}
+	if t := ev.Task; t != nil && !t.State.Terminal() && !t.State.Interrupted() {
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended early", slog.String("task", t.ID), slog.String("state", string(t.State)))
+		got, err := c.GetTask(ctx, ep, t.ID)
+		if err != nil {
+			return nil, err
+		}
+		ev.Task = got
+	}
+	return ev, nil
+}
