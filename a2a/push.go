@@ -38,9 +38,13 @@ type PushReceiver struct {
 	// X-A2A-Notification-Token or A2A-Notification-Token. Empty: not checked.
 	Token string
 	// Authorization is the exact Authorization header the agent was told to send
-	// ("Bearer …", "Basic …"). Empty: not checked. With both empty every notification is
-	// refused: an unauthenticated webhook would let anyone wake the waits.
+	// ("Bearer …", "Basic …"). Empty: not checked. With Token, Authorization and JWT all
+	// empty every notification is refused: an unauthenticated webhook would let anyone wake
+	// the waits.
 	Authorization string
+	// JWT, when set, requires a signed notification and verifies it (see [JWTVerifier]);
+	// Authorization is then not compared.
+	JWT *JWTVerifier
 	// MaxBody: 0 means 1 MiB.
 	MaxBody int64
 	// Logger receives a debug record per notification (task id and state only). Nil is silent.
@@ -68,7 +72,7 @@ func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, "could not read body", http.StatusBadRequest)
 		return
 	}
-	if !r.authentic(req.Header) {
+	if !r.authentic(req, body) {
 		r.log(req, slog.LevelWarn, "push refused: bad or missing credentials")
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
@@ -96,8 +100,9 @@ func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (r *PushReceiver) authentic(h http.Header) bool {
-	if r.Token == "" && r.Authorization == "" {
+func (r *PushReceiver) authentic(req *http.Request, body []byte) bool {
+	h := req.Header
+	if r.Token == "" && r.Authorization == "" && r.JWT == nil {
 		return false
 	}
 	if r.Token != "" {
@@ -109,8 +114,11 @@ func (r *PushReceiver) authentic(h http.Header) bool {
 			return false
 		}
 	}
-	if r.Authorization != "" && subtle.ConstantTimeCompare([]byte(h.Get(authorizationName)), []byte(r.Authorization)) != 1 {
-		return false
+	switch {
+	case r.JWT != nil:
+		return r.JWT.Verify(req.Context(), h.Get(authorizationName), body) == nil
+	case r.Authorization != "":
+		return subtle.ConstantTimeCompare([]byte(h.Get(authorizationName)), []byte(r.Authorization)) == 1
 	}
 	return true
 }
