@@ -256,12 +256,14 @@ func pushConfiguration(b Binding, p *PushConfig) map[string]any {
 			cfg["authentication"] = map[string]any{"schemes": []string{p.Scheme}, "credentials": p.Credentials}
 		}
 	}
-	key := "pushNotificationConfig"
 	switch b {
-	case REST03:
-		key = "pushNotification"
 	case JSONRPC10, REST10:
-		key = "taskPushNotificationConfig"
+		return map[string]any{"taskPushNotificationConfig": cfg}
+	case REST03:
+		// A proto3 bool that is absent is false: a 0.3 configuration spells blocking out, or
+		// the agent answers at once with a submitted task.
+		return map[string]any{"pushNotification": cfg, "blocking": true}
+	default:
+		return map[string]any{"pushNotificationConfig": cfg, "blocking": true}
 	}
-	return map[string]any{key: cfg}
 }
