@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -161,6 +162,15 @@ func WithAllowLocalHTTP() Option {
 func WithAllowPrivateAddresses() Option {
 	return func(c *Client) error {
 		c.detect.AllowPrivateAddresses = true
+		return nil
+	}
+}
+
+// WithA2A reads every 200 as a possible A2A answer (see [DetectOptions].A2A): for A2A 0.3
+// agents and relays, whose answers carry no A2A marker. Default: only answers marked as A2A.
+func WithA2A() Option {
+	return func(c *Client) error {
+		c.detect.A2A = true
 		return nil
 	}
 }
@@ -325,6 +335,10 @@ type WaitOptions struct {
 	OnUpdate func(Update)
 	// PollOnly ignores the case's events_url and the client's callbacks: the wait only polls.
 	PollOnly bool
+	// Ask collects the human's answer when an A2A task asks a question (KindA2AInput, and
+	// later questions of the same task); see [a2a.Client.Run]. Nil: such a wait fails with
+	// ErrNoAsker. HITL Protocol cases ignore it.
+	Ask a2a.Asker
 	// NoReminders turns reminders off: by default, at each of the case's reminder_at times
 	// and on each review.reminder event, the forwarder is called again with the same
 	// interrupt (its Reminder counting up) while the case is pending or opened.
@@ -334,6 +348,11 @@ type WaitOptions struct {
 // Wait waits for the case to reach a terminal state and returns the Result: completed (a
 // human answered; the answer may be "reject" or "cancel"), expired (DefaultApplied set) or
 // cancelled.
+//
+// For an A2A interrupt it runs the task to its end with [a2a.Client.Run] through the
+// client's HTTP client, logger and credentials (sent to the interrupt's origin only): a
+// question goes to WaitOptions.Ask, a later hold is forwarded, and a relay's or agent's
+// outcome is the Result.
 //
 // It waits the best way available. It always polls poll_url, paced by the service, as the
 // source of truth. When the case has an events_url it also follows that event stream (§8.5,
@@ -356,6 +375,9 @@ func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Resu
 }
 
 func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
+	if it != nil && it.Task != nil {
+		return c.waitA2A(ctx, it, o, auth, forward)
+	}
 	if it == nil || it.Kind != KindHITL || it.Case == nil {
 		return nil, errors.New("hitl: Wait needs a HITL interrupt with a case")
 	}

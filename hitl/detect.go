@@ -27,12 +27,23 @@ type DetectOptions struct {
 	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
 	// instead of a warning. Default false.
 	Strict bool
+	// A2A makes every 200 a candidate A2A answer (a JSON-RPC envelope, a REST body, a bare
+	// task), for A2A 0.3 agents and relays, which mark their answers neither way. Default
+	// false: a 200 is read as A2A only when it is application/a2a+json or the request sent
+	// an A2A-Version header.
+	A2A bool
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
 	// ErrBodyTooLarge and is still restored whole for the caller.
 	MaxBody int64
 }
 
 // Detect reports whether resp asks for a human.
+//
+// An A2A answer (a 200 read as A2A, see DetectOptions.A2A) whose task is paused for a human
+// yields an [*Interrupt] of kind KindA2AInput, KindA2AAuth, KindA2ARelay or
+// KindA2ARelayPending holding the [a2a.Pause]; a task that is working or finished, a
+// message, or an agent's error yields (nil, nil); a body that is not A2A yields an
+// [*a2a.MalformedError], never an interrupt.
 //
 // A HITL Protocol 202 (status 202 and a JSON body with a "hitl" key, §6) yields an
 // [*Interrupt]. Every other response, a 202 without "hitl" included, yields (nil, nil): no
@@ -44,11 +55,18 @@ type DetectOptions struct {
 // and must still close it. Detect does not block beyond reading the body and is safe to call
 // from any goroutine.
 func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
-	if resp == nil || resp.StatusCode != http.StatusAccepted || resp.Body == nil || resp.Body == http.NoBody {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return nil, nil
+	}
+	a2aAnswer := resp.StatusCode == http.StatusOK && isA2AResponse(resp, opts != nil && opts.A2A)
+	if resp.StatusCode != http.StatusAccepted && !a2aAnswer {
 		return nil, nil
 	}
 	if opts == nil {
 		opts = &DetectOptions{}
+	}
+	if a2aAnswer {
+		return detectA2A(resp, opts)
 	}
 	body, err := readAndRestore(resp, opts.MaxBody)
 	if err != nil {

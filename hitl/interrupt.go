@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/hitlkit/hitlkit/a2a"
 )
 
 // Kind says what kind of pause an [Interrupt] is.
@@ -27,6 +29,8 @@ type Interrupt struct {
 	Message string `json:"message,omitempty"`
 	// Case is the HITL Protocol hitl object (Kind KindHITL).
 	Case *Case `json:"case,omitempty"`
+	// Task is the paused A2A task (the KindA2A kinds).
+	Task *a2a.Pause `json:"task,omitempty"`
 	// Origin is scheme://host:port of the request that produced the interrupt. Credentials
 	// are sent only to this origin unless the client allows more; empty when unknown.
 	Origin string `json:"origin,omitempty"`
@@ -44,6 +48,9 @@ func (it *Interrupt) Prompt() string {
 	if it.Case != nil && it.Case.Prompt != "" {
 		return it.Case.Prompt
 	}
+	if it.Task != nil {
+		return it.Task.Prompt()
+	}
 	return it.Message
 }
 
@@ -56,12 +63,15 @@ func (it *Interrupt) ReviewURL() string {
 	return it.Case.ReviewURL
 }
 
-// ID returns the case id.
+// ID returns the case id, or the A2A task id.
 func (it *Interrupt) ID() string {
-	if it.Case == nil {
-		return ""
+	switch {
+	case it.Case != nil:
+		return it.Case.CaseID
+	case it.Task != nil:
+		return it.Task.TaskID
 	}
-	return it.Case.CaseID
+	return ""
 }
 
 // ExpiresAt returns when the case expires; zero when unknown.
@@ -74,6 +84,9 @@ func (it *Interrupt) ExpiresAt() time.Time {
 
 // String describes the interrupt with its secrets redacted.
 func (it Interrupt) String() string {
+	if it.Task != nil {
+		return fmt.Sprintf("%s interrupt: task %s at %s", it.Kind, it.Task.TaskID, it.Task.Endpoint.Binding)
+	}
 	if it.Case == nil {
 		return fmt.Sprintf("%s interrupt", it.Kind)
 	}
@@ -88,6 +101,9 @@ func (it Interrupt) LogValue() slog.Value {
 	attrs := []slog.Attr{slog.String("kind", string(it.Kind))}
 	if it.Case != nil {
 		attrs = append(attrs, slog.Any("case", *it.Case))
+	}
+	if it.Task != nil {
+		attrs = append(attrs, slog.String("task", it.Task.TaskID), slog.String("binding", string(it.Task.Endpoint.Binding)))
 	}
 	return slog.GroupValue(attrs...)
 }

@@ -1,0 +1,126 @@
+package hitl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/httpx"
+)
+
+// The kinds of A2A interrupts (A2A 0.3 and 1.0 task states; the relay forms of the relay
+// seed).
+const (
+	// KindA2AInput is an A2A task in input-required: the agent asks a question, which an
+	// [a2a.Asker] answers.
+	KindA2AInput Kind = "a2a-input-required"
+	// KindA2AAuth is an A2A task in auth-required: credentials are needed, usually out of band.
+	KindA2AAuth Kind = "a2a-auth-required"
+	// KindA2ARelay is a task a relay holds for its administrator ("working" with
+	// metadata.relay_task or relay_reason).
+	KindA2ARelay Kind = "a2a-relay"
+	// KindA2ARelayPending is a relay's legacy hold ("completed" with metadata.hitl_pending).
+	KindA2ARelayPending Kind = "a2a-relay-pending"
+)
+
+// ErrNoAsker: an A2A task asks a question and the wait was given no WaitOptions.Ask to
+// collect the human's answer; nothing was sent.
+var ErrNoAsker = errors.New("hitl: the A2A task asks for input and no Asker was given")
+
+func kindOf(c a2a.Class) Kind {
+	switch c {
+	case a2a.ClassInputRequired:
+		return KindA2AInput
+	case a2a.ClassAuthRequired:
+		return KindA2AAuth
+	case a2a.ClassRelay:
+		return KindA2ARelay
+	default:
+		return KindA2ARelayPending
+	}
+}
+
+// isA2AResponse reports whether a 200 may carry an A2A task: the caller said so, the
+// response is application/a2a+json, or the request negotiated an A2A version. Only headers
+// are read, so a plain 200 costs no allocation.
+func isA2AResponse(resp *http.Response, always bool) bool {
+	if always {
+		return true
+	}
+	if mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(mt), "application/a2a+json") {
+		return true
+	}
+	// The canonical form of A2A-Version, looked up directly: Header.Get would allocate it.
+	return resp.Request != nil && len(resp.Request.Header["A2a-Version"]) > 0
+}
+
+// detectA2A reads an A2A answer. A task paused for a human is an interrupt; anything else
+// (working, done, a message, an agent's error) is no interrupt; a body that is not A2A is an
+// *a2a.MalformedError, never a pause.
+func detectA2A(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
+	body, err := readAndRestore(resp, opts.MaxBody)
+	if err != nil {
+		return nil, fmt.Errorf("hitl: read A2A body: %w", httpx.StripURL(err))
+	}
+	ev, err := a2a.Decode(body)
+	var ae *a2a.Error
+	switch {
+	case errors.As(err, &ae):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	p := a2a.NewPause(a2a.InferBinding(resp.Request, ev), ev.Task)
+	if p == nil {
+		return nil, nil
+	}
+	return interruptOf(p, resp), nil
+}
+
+func interruptOf(p *a2a.Pause, resp *http.Response) *Interrupt {
+	it := &Interrupt{Kind: kindOf(p.Class), Task: p}
+	if resp != nil && resp.Request != nil {
+		it.Origin = httpx.Origin(resp.Request.URL)
+	} else {
+		it.Origin = httpx.OriginOf(p.Endpoint.URL)
+	}
+	return it
+}
+
+// waitA2A carries an A2A interrupt to its end with [a2a.Client.Run]: questions go to
+// o.Ask; later holds (auth-required, a relay) are forwarded as new interrupts. The first
+// interrupt is not forwarded again: Do (or the caller) did.
+func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
+	if o == nil {
+		o = &WaitOptions{}
+	}
+	if it.Kind == KindA2AInput && o.Ask == nil {
+		return nil, ErrNoAsker
+	}
+	opts := []a2a.Option{a2a.WithHTTPClient(c.http), a2a.WithLogger(c.logger)}
+	if a := c.authorizer(it, it.Task.Endpoint.URL, auth); a != nil {
+		opts = append(opts, a2a.WithAuthorize(a))
+	}
+	ac, err := a2a.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	first := *it.Task
+	notify := func(ctx context.Context, p *a2a.Pause) {
+		if forward == nil || (p.TaskID == first.TaskID && p.Class == first.Class) {
+			return
+		}
+		if err := forward(ctx, interruptOf(p, nil)); err != nil {
+			c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: forward A2A hold failed", slog.String("err", err.Error()))
+		}
+	}
+	ask := o.Ask
+	if ask == nil {
+		ask = func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.Answer{}, ErrNoAsker }
+	}
+	return ac.Run(ctx, it.Task, ask, &a2a.RunOptions{Notify: notify})
+}

@@ -1,0 +1,201 @@
+package hitl_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// a2aCall sends a first message to ep the way an agent's own code would (a plain HTTP
+// request), and returns the response for detection.
+func a2aCall(t *testing.T, hc *http.Client, ep a2a.Endpoint, versionHeader bool) *http.Response {
+	t.Helper()
+	var body, target string
+	switch ep.Binding {
+	case a2a.JSONRPC03:
+		body, target = `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"clean up"}]}}}`, ep.URL
+	case a2a.JSONRPC10:
+		body, target = `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"clean up"}]}}}`, ep.URL
+	case a2a.REST10:
+		body, target = `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"clean up"}]}}`, ep.URL+"/message:send"
+	case a2a.REST03:
+		body, target = `{"message":{"messageId":"m1","role":"ROLE_USER","content":[{"text":"clean up"}]}}`, ep.URL+"/v1/message:send"
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, target, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if versionHeader {
+		req.Header.Set("A2A-Version", "1.0")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
+
+// TestDetectA2A: Detect recognises A2A answers when they are marked as A2A (A2A-Version on
+// the request) or the caller says so, infers the binding they were spoken in, and restores
+// the body.
+func TestDetectA2A(t *testing.T) {
+	tests := []struct {
+		binding a2a.Binding
+		header  bool
+		opts    *hitl.DetectOptions
+	}{
+		{a2a.JSONRPC10, true, nil},
+		{a2a.REST10, true, nil},
+		{a2a.JSONRPC03, false, &hitl.DetectOptions{A2A: true}},
+		{a2a.REST03, false, &hitl.DetectOptions{A2A: true}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.binding), func(t *testing.T) {
+			agent := a2atest.NewMemoryAgent(t)
+			ep := agent.Endpoint(tt.binding)
+			resp := a2aCall(t, agent.Client(), ep, tt.header)
+			it, err := hitl.Detect(resp, tt.opts)
+			if err != nil || it == nil {
+				t.Fatalf("Detect = %v, %v", it, err)
+			}
+			if it.Kind != hitl.KindA2AInput || it.Task.Endpoint != ep || it.ID() != it.Task.TaskID || !strings.Contains(it.Prompt(), "Tool Approval Required") {
+				t.Errorf("interrupt = %v, endpoint %v, prompt %q", it, it.Task.Endpoint, it.Prompt())
+			}
+			rest, _ := io.ReadAll(resp.Body)
+			if !bytes.Contains(rest, []byte(it.Task.TaskID)) {
+				t.Errorf("body not restored: %s", rest)
+			}
+		})
+	}
+	t.Run("unmarked 0.3 answer is not read", func(t *testing.T) {
+		agent := a2atest.NewMemoryAgent(t)
+		resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC03), false)
+		if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
+			t.Errorf("Detect = %v, %v", it, err)
+		}
+	})
+	t.Run("agent error is no interrupt, malformed body is an error", func(t *testing.T) {
+		for _, tc := range []struct {
+			body    string
+			wantErr error
+		}{
+			{`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"task not found"}}`, nil},
+			{`{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_WORKING"}}}}`, nil},
+			{`{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}},"error":{"code":1,"message":"x"}}`, a2a.ErrResultAndError},
+			{`<html>oops</html>`, a2a.ErrNotJSON},
+		} {
+			resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/a2a+json"}}, Body: io.NopCloser(strings.NewReader(tc.body))}
+			it, err := hitl.Detect(resp, nil)
+			if it != nil || !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+				t.Errorf("%s: Detect = %v, %v", tc.body, it, err)
+			}
+		}
+	})
+}
+
+// TestDoA2ARelay: an agent calls through a relay with Client.Do; the hold is forwarded and
+// the administrator's decision comes back as the Result.
+func TestDoA2ARelay(t *testing.T) {
+	for _, reject := range []bool{false, true} {
+		name := map[bool]string{false: "approved", true: "rejected"}[reject]
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				relay := a2atest.NewMemoryRelay(t)
+				var forwarded []hitl.Kind
+				c, err := hitl.NewClient(hitl.WithHTTPClient(relay.Client()),
+					hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error { forwarded = append(forwarded, it.Kind); return nil }),
+					hitl.WithA2A())
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					id := relay.NextHold(t.Context().Done())
+					<-time.After(20 * time.Second)
+					if reject {
+						_ = relay.Reject(id, "blocked by policy")
+					} else {
+						_ = relay.Approve(id)
+					}
+				}()
+				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, relay.Endpoint().URL,
+					strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"transfer 500 EUR"}]}}}`))
+				resp, err := c.Do(t.Context(), req, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_ = resp.Body.Close()
+				want := transport.StatusCompleted
+				if reject {
+					want = transport.StatusRejected
+				}
+				if resp.Interrupt == nil || resp.Interrupt.Kind != hitl.KindA2ARelay || resp.Result == nil || resp.Result.Status != want {
+					t.Fatalf("interrupt %v, result %v", resp.Interrupt, resp.Result)
+				}
+				if len(forwarded) != 1 || forwarded[0] != hitl.KindA2ARelay {
+					t.Errorf("forwarded %v", forwarded)
+				}
+				if reject && resp.Result.Reason != "blocked by policy" {
+					t.Errorf("reason %q", resp.Result.Reason)
+				}
+			})
+		})
+	}
+}
+
+// TestWaitA2ARestart: an A2A interrupt saved as JSON by one process is carried to its end by
+// another, which asks the question the first never answered; without an Asker the wait says
+// so before sending anything.
+func TestWaitA2ARestart(t *testing.T) {
+	agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2))
+	resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC10), true)
+	it, err := hitl.Detect(resp, nil)
+	if err != nil || it == nil {
+		t.Fatalf("Detect = %v, %v", it, err)
+	}
+	saved, err := json.Marshal(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var restored hitl.Interrupt
+	if err := json.Unmarshal(saved, &restored); err != nil {
+		t.Fatal(err)
+	}
+	c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(t.Context(), &restored, nil); !errors.Is(err, hitl.ErrNoAsker) {
+		t.Fatalf("Wait without Asker = %v", err)
+	}
+	asked := 0
+	r, err := c.Wait(t.Context(), &restored, &hitl.WaitOptions{Ask: func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
+		asked++
+		return a2a.HectorDecision(true), nil
+	}})
+	if err != nil || r.Status != transport.StatusCompleted || asked != 2 {
+		t.Fatalf("Wait = %v, %v after %d questions", r, err, asked)
+	}
+	if st, _ := agent.Task(it.ID()); len(st.Answers) != 2 {
+		t.Errorf("agent read %v", st.Answers)
+	}
+}
+
+// TestDetectPlain200AllocatesNothing: an ordinary 200 costs detection no allocation.
+func TestDetectPlain200AllocatesNothing(t *testing.T) {
+	req, _ := http.NewRequest(http.MethodGet, "https://api.example/items", nil)
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"items":[]}`)), Request: req}
+	if n := testing.AllocsPerRun(100, func() { _, _ = hitl.Detect(resp, nil) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
