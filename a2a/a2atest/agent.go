@@ -137,12 +137,19 @@ func newAgent(opts []AgentOption) *Agent {
 	return a
 }
 
-// NewAgent starts an agent on a loopback port, closed when tb's test ends.
-func NewAgent(tb testing.TB, opts ...AgentOption) *Agent {
-	tb.Helper()
+// StartAgent starts an agent on a loopback port, for programs and demos. The caller must
+// Close it.
+func StartAgent(opts ...AgentOption) *Agent {
 	a := newAgent(opts)
 	a.srv = httptest.NewServer(a)
 	a.URL, a.client = a.srv.URL, a.srv.Client()
+	return a
+}
+
+// NewAgent starts an agent on a loopback port, closed when tb's test ends.
+func NewAgent(tb testing.TB, opts ...AgentOption) *Agent {
+	tb.Helper()
+	a := StartAgent(opts...)
 	tb.Cleanup(a.Close)
 	return a
 }

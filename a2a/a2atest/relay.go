@@ -72,14 +72,28 @@ func newRelay(opts []RelayOption) *Relay {
 	return r
 }
 
-// NewRelay starts a relay on a loopback port, closed when tb's test ends.
-func NewRelay(tb testing.TB, opts ...RelayOption) *Relay {
-	tb.Helper()
+// StartRelay starts a relay on a loopback port, for programs and demos. The caller must
+// Close it.
+func StartRelay(opts ...RelayOption) *Relay {
 	r := newRelay(opts)
 	r.srv = httptest.NewServer(r)
 	r.URL, r.client = r.srv.URL, r.srv.Client()
-	tb.Cleanup(r.srv.Close)
 	return r
+}
+
+// NewRelay starts a relay on a loopback port, closed when tb's test ends.
+func NewRelay(tb testing.TB, opts ...RelayOption) *Relay {
+	tb.Helper()
+	r := StartRelay(opts...)
+	tb.Cleanup(r.Close)
+	return r
+}
+
+// Close shuts a loopback relay down; an in-memory one has nothing to close.
+func (r *Relay) Close() {
+	if r.srv != nil {
+		r.srv.Close()
+	}
 }
 
 // NewMemoryRelay returns a relay reached only through [Relay.Client], in memory, at

@@ -1,0 +1,66 @@
+package a2a_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/a2a/a2atest"
+)
+
+// Classify tells a relay's hold and a legacy "completed" hold from real progress and real
+// completion, in either wire family.
+func ExampleClassify() {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"t1","contextId":"c1","status":{"state":"input-required"}}}`,
+		`{"task":{"id":"t2","status":{"state":"TASK_STATE_WORKING"}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"r1","status":{"state":"working"},"metadata":{"relay_task":true}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"r2","status":{"state":"completed"},"metadata":{"hitl_pending":{"sink_agent_id":"b"}}}}`,
+		`{"id":"t3","status":{"state":"TASK_STATE_CANCELLED"}}`,
+	} {
+		ev, err := a2a.Decode([]byte(body))
+		if err != nil {
+			fmt.Println(err)
+			continue
+		}
+		fmt.Println(ev.TaskID(), a2a.Classify(ev.Task), ev.Class().Paused())
+	}
+	// Output:
+	// t1 input-required true
+	// t2 working false
+	// r1 relay true
+	// r2 relay-pending true
+	// t3 done false
+}
+
+// Run answers a tool-approval agent's questions through an Asker until its task ends.
+func ExampleClient_Run() {
+	agent := a2atest.StartAgent(a2atest.WithQuestions(2))
+	defer agent.Close()
+	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	ep := agent.Endpoint(a2a.REST03)
+	ev, err := c.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete last month's reports.")}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ask := func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
+		fmt.Println("asked:", string(p.Question.Parts[1].Data))
+		return a2a.HectorDecision(true), nil
+	}
+	r, err := c.Run(ctx, a2a.NewPause(ep, ev.Task), ask, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, r.Action)
+	// Output:
+	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-1.txt"},"tool_name":"delete_file"}
+	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-2.txt"},"tool_name":"delete_file"}
+	// completed approve
+}
