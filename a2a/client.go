@@ -142,14 +142,34 @@ type SendOptions struct {
 // returns its answer: a Task, or a Message. m's role is always user; an empty MessageID is
 // filled in. Send is one request, never retried.
 func (c *Client) Send(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
+	return c.call(ctx, ep, opSend, "", c.outgoing(&m), o.push())
+}
+
+// outgoing gives m a message id when it has none.
+func (c *Client) outgoing(m *Message) *Message {
 	if m.MessageID == "" {
 		m.MessageID = c.newID()
 	}
-	var push *PushConfig
-	if o != nil {
-		push = o.Push
+	return m
+}
+
+func (o *SendOptions) push() *PushConfig {
+	if o == nil {
+		return nil
 	}
-	return c.call(ctx, ep, opSend, "", &m, push)
+	return o.Push
+}
+
+// do sends req; a failure is reported without the URL's query, or as ctx's cause.
+func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, error) {
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
+	}
+	return resp, nil
 }
 
 // GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}).
@@ -192,12 +212,9 @@ func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
+		return nil, err
 	}
 	defer httpx.DrainClose(resp.Body)
 	body, err := httpx.ReadLimited(resp.Body, c.maxBody)

@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -57,19 +55,8 @@ type PushReceiver struct {
 
 // ServeHTTP implements http.Handler.
 func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if req.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := httpx.ReadLimited(req.Body, r.MaxBody)
-	_, _ = io.Copy(io.Discard, io.LimitReader(req.Body, 4<<10))
-	switch {
-	case errors.Is(err, httpx.ErrBodyTooLarge):
-		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-		return
-	case err != nil:
-		http.Error(w, "could not read body", http.StatusBadRequest)
+	body, ok := httpx.ReadPost(w, req, r.MaxBody)
+	if !ok {
 		return
 	}
 	if !r.authentic(req, body) {

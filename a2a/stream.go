@@ -103,23 +103,13 @@ func mergeObjects(a, b json.RawMessage) json.RawMessage {
 // (see [ReadStream]). When the stream ends with the task still working, it asks GetTask for
 // the truth. It returns the task, or the message the agent answered with.
 func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
-	if m.MessageID == "" {
-		m.MessageID = c.newID()
-	}
-	var push *PushConfig
-	if o != nil {
-		push = o.Push
-	}
-	req, wantID, err := c.request(ctx, ep, opStream, "", &m, push)
+	req, wantID, err := c.request(ctx, ep, opStream, "", c.outgoing(&m), o.push())
 	if err != nil {
 		return nil, err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		return nil, httpx.StripURL(err)
+		return nil, err
 	}
 	defer httpx.DrainClose(resp.Body)
 	if err := streamRefused(resp, c.maxBody, wantID); err != nil {

@@ -125,9 +125,9 @@ func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, kick fu
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(ctx, req)
 	if err != nil {
-		return httpx.StripURL(err)
+		return err
 	}
 	defer httpx.DrainClose(resp.Body)
 	if err := streamRefused(resp, c.maxBody, wantID); err != nil {

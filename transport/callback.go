@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -165,19 +164,8 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "receiver not configured", http.StatusInternalServerError)
 		return
 	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-		return
-	}
-	body, err := httpx.ReadLimited(r.Body, rc.MaxBody)
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10))
-	switch {
-	case errors.Is(err, httpx.ErrBodyTooLarge):
-		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
-		return
-	case err != nil:
-		http.Error(w, "could not read body", http.StatusBadRequest)
+	body, ok := httpx.ReadPost(w, r, rc.MaxBody)
+	if !ok {
 		return
 	}
 	if !rc.Verify(r.Header, body) {

@@ -121,3 +121,26 @@ func StripURL(err error) error {
 	}
 	return err
 }
+
+// ReadPost reads the bounded body of a notification POSTed to a receiver. It answers the
+// request itself and reports false when the method is not POST (405), the body is over limit
+// (413; 0 means DefaultBodyLimit) or unreadable (400). The unread rest of the body is
+// drained, up to 4 KiB, so the connection can be reused.
+func ReadPost(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return nil, false
+	}
+	body, err := ReadLimited(r.Body, limit)
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10))
+	switch {
+	case errors.Is(err, ErrBodyTooLarge):
+		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		return nil, false
+	case err != nil:
+		http.Error(w, "could not read body", http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
+}
