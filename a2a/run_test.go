@@ -191,8 +191,9 @@ func TestAuthRequired(t *testing.T) {
 	}
 }
 
-// TestResumeErrors: the agent's refusals come back typed.
-func TestResumeErrors(t *testing.T) {
+// TestCase20And21ResumeErrors: the agent's refusals come back typed: a resume of a
+// completed task is ErrTaskTerminal (a2a-go's -32602), of an unknown one ErrTaskNotFound.
+func TestCase20And21ResumeErrors(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
 			agent := a2atest.NewMemoryAgent(t)
