@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -23,8 +24,12 @@ const (
 	DefaultPollInterval = 5 * time.Second
 	// DefaultMaxTurns bounds how many questions [Client.Run] answers for one task.
 	DefaultMaxTurns = 10
-	// DefaultRequestTimeout bounds one request that is not a stream.
-	DefaultRequestTimeout = 30 * time.Second
+	// DefaultRequestTimeout bounds one request that is not a stream. A blocking send lasts
+	// the agent's whole turn, until its task pauses or ends (1.0 §3.1.1), hence the margin.
+	DefaultRequestTimeout = 2 * time.Minute
+	// DefaultDeliveries bounds how often [Client.Run] sends one answer when the agent cannot
+	// be reached or its reply is lost.
+	DefaultDeliveries = 5
 )
 
 // Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
@@ -34,6 +39,7 @@ type Client struct {
 	authorize func(context.Context, *http.Request) error
 	logger    *slog.Logger
 	interval  time.Duration
+	timeout   time.Duration
 	maxBody   int64
 	newID     func() string
 	seq       atomic.Int64
@@ -85,6 +91,18 @@ func WithPollInterval(d time.Duration) Option {
 	}
 }
 
+// WithRequestTimeout bounds each request that is not a stream, a blocking send included.
+// Default DefaultRequestTimeout.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return fmt.Errorf("a2a: WithRequestTimeout(%v): not positive", d)
+		}
+		c.timeout = d
+		return nil
+	}
+}
+
 // WithMaxBody bounds every response body read. Default 1 MiB (stream events: 10 MiB each,
 // as a2a-go allows).
 func WithMaxBody(n int64) Option {
@@ -111,7 +129,7 @@ func WithMessageIDs(f func() string) Option {
 
 // NewClient returns a client configured by opts.
 func NewClient(opts ...Option) (*Client, error) {
-	c := &Client{interval: DefaultPollInterval, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
+	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -167,7 +185,8 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
+		// Unreachable, reset or timed out: whether the agent got the request is unknown.
+		return nil, transport.Temporary(fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err)))
 	}
 	return resp, nil
 }
@@ -194,19 +213,101 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 // An agent that has forgotten the task answers ErrTaskNotFound; one whose task has ended,
 // ErrTaskTerminal.
 func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error) {
-	if p == nil || (p.Class != ClassInputRequired && p.Class != ClassAuthRequired) {
-		return nil, ErrNotPaused
+	if err := resumable(p, a); err != nil {
+		return nil, err
 	}
-	if len(a.Parts) == 0 {
-		return nil, ErrNoAnswer
+	return c.call(ctx, p.Endpoint, opSend, p.TaskID, c.answerTo(p, a), nil)
+}
+
+// resumable refuses, before any request, what cannot be a resume.
+func resumable(p *Pause, a Answer) error {
+	switch {
+	case p == nil || (p.Class != ClassInputRequired && p.Class != ClassAuthRequired):
+		return ErrNotPaused
+	case len(a.Parts) == 0:
+		return ErrNoAnswer
 	}
-	m := &Message{MessageID: c.newID(), TaskID: p.TaskID, ContextID: p.ContextID, Parts: a.Parts}
-	return c.call(ctx, p.Endpoint, opSend, p.TaskID, m, nil)
+	return nil
+}
+
+func (c *Client) answerTo(p *Pause, a Answer) *Message {
+	return &Message{MessageID: c.newID(), TaskID: p.TaskID, ContextID: p.ContextID, Parts: a.Parts}
+}
+
+// deliver resumes p with a and returns the task's next state, so that an answer is neither
+// lost nor given twice. When the request fails in a way that leaves its fate unknown (the
+// agent unreachable, a 5xx or 429, a reply lost), it asks the agent for the task: still
+// asking the same question means the answer did not arrive, and the same message (same
+// messageId, which agents use to de-duplicate) is sent again; anything else means it
+// arrived, and the task's state is the answer. At most DefaultDeliveries sends.
+func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error) {
+	if err := resumable(p, a); err != nil {
+		return nil, err
+	}
+	m := c.answerTo(p, a)
+	bo := backoff.NewExponential(time.Second, 30*time.Second)
+	for sends := 1; ; {
+		ev, err := c.call(ctx, p.Endpoint, opSend, p.TaskID, m, nil)
+		switch {
+		case err == nil && ev.Task != nil:
+			return ev.Task, nil
+		case err == nil: // a message in reply: the task's state is fetched by the caller's wait
+			return &Task{ID: p.TaskID, ContextID: p.ContextID, State: StateWorking}, nil
+		case !transport.IsTemporary(err) || sends == DefaultDeliveries:
+			return nil, err
+		}
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a answer's fate unknown; asking the agent", slog.String("task", p.TaskID), slog.String("err", err.Error()))
+		for {
+			if !sleep(ctx, bo.Next()) {
+				return nil, context.Cause(ctx)
+			}
+			t, gerr := c.GetTask(ctx, p.Endpoint, p.TaskID)
+			if gerr == nil && !stillAsks(p, t) {
+				return t, nil
+			}
+			if gerr == nil || !transport.IsTemporary(gerr) {
+				if gerr != nil {
+					return nil, gerr
+				}
+				break // the same question: send the same message again
+			}
+		}
+		sends++
+	}
+}
+
+// stillAsks reports whether t asks the question p holds: input-required with the same status
+// message (by id when the agent gives ids, else by content).
+func stillAsks(p *Pause, t *Task) bool {
+	if Classify(t) != p.Class || (p.Question == nil) != (t.Question == nil) {
+		return false
+	}
+	if p.Question == nil {
+		return true
+	}
+	if p.Question.MessageID != "" || t.Question.MessageID != "" {
+		return p.Question.MessageID == t.Question.MessageID
+	}
+	a, _ := json.Marshal(p.Question.Parts)
+	b, _ := json.Marshal(t.Question.Parts)
+	return string(a) == string(b)
+}
+
+// sleep waits d and reports false when ctx ended first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // call sends one request and decodes its answer.
 func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, push *PushConfig) (*Event, error) {
-	rctx, cancel := context.WithTimeout(ctx, DefaultRequestTimeout)
+	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, wantID, err := c.request(rctx, ep, o, taskID, m, push)
 	if err != nil {

@@ -217,3 +217,63 @@ func TestCase20And21ResumeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunDeliversAnswerOnce: when a resume fails with its fate unknown, Run asks the agent
+// for the task, and sends the same message again only if the question is still open: every
+// answer reaches the agent exactly once, and the human is asked each question once.
+func TestRunDeliversAnswerOnce(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault a2atest.Fault
+		n     int
+	}{
+		{"reply lost after the agent acted", a2atest.FaultLostReply, 1},
+		{"agent unavailable, then its task query too", a2atest.Fault503, 2},
+		{"proxy error page", a2atest.FaultHTML502, 1},
+		{"rate limited", a2atest.Fault429, 1},
+	}
+	for _, tt := range tests {
+		for _, b := range []a2a.Binding{a2a.JSONRPC03, a2a.REST10} {
+			t.Run(tt.name+" "+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2))
+					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+					p := start(t, c, agent.Endpoint(b), nil)
+					agent.FailNext(tt.fault, tt.n)
+					asked := 0
+					r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+						asked++
+						return a2a.HectorDecision(true), nil
+					}, nil)
+					if err != nil || r.Status != transport.StatusCompleted {
+						t.Fatalf("Run = %v, %v", r, err)
+					}
+					st, _ := agent.Task(p.TaskID)
+					if diff := cmp.Diff([]string{"approve", "approve"}, st.Answers); diff != "" || asked != 2 {
+						t.Errorf("agent read (-want +got):\n%s; asked %d", diff, asked)
+					}
+				})
+			})
+		}
+	}
+	t.Run("agent's own refusal is not retried", func(t *testing.T) {
+		agent := a2atest.NewMemoryAgent(t)
+		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
+		gone := *p
+		gone.TaskID = "task-404"
+		_, err := c.Run(t.Context(), &gone, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }, nil)
+		if !errors.Is(err, a2a.ErrTaskNotFound) {
+			t.Fatalf("Run = %v", err)
+		}
+		sends := 0
+		for _, r := range agent.Requests() {
+			if r.Method == "SendMessage" {
+				sends++
+			}
+		}
+		if sends != 2 { // the first message, and one resume
+			t.Errorf("%d sends", sends)
+		}
+	})
+}

@@ -175,6 +175,10 @@ type RunOptions struct {
 // administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
 // StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.
 //
+// An answer is delivered once: when a resume fails in a way that leaves its fate unknown
+// (the agent unreachable, a 5xx, a lost reply), Run asks the agent for the task and sends
+// the same message again only if the task still asks the same question.
+//
 // An error means the outcome is unknown: the Asker's error, a resume refused (the task is
 // still paused: resume it later from its [Pause]), ErrTooManyTurns, or the agent's error.
 func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
@@ -209,15 +213,11 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			if err != nil {
 				return nil, err
 			}
-			ev, err := c.Resume(ctx, p, a)
-			if err != nil {
+			if t, err = c.deliver(ctx, p, a); err != nil {
 				return nil, err
 			}
 			turns++
 			action = a.Action
-			if t = ev.Task; t == nil { // a message in reply: the task's state is fetched
-				t = &Task{ID: p.TaskID, ContextID: p.ContextID, State: StateWorking}
-			}
 		case ClassAuthRequired, ClassRelay, ClassRelayPending:
 			if o.Notify != nil {
 				o.Notify(ctx, p)

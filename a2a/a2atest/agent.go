@@ -247,6 +247,9 @@ const (
 	FaultTruncated
 	// FaultInternal answers a JSON-RPC -32603 (REST: 500 with a google.rpc.Status body).
 	FaultInternal
+	// FaultLostReply handles the request, then answers 502 in place of the reply, as a
+	// proxy that gave up waiting does: the agent acted, the caller cannot know it.
+	FaultLostReply
 )
 
 type fault struct{ f Fault }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -32,10 +33,21 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if f, ok := a.nextFault(); ok {
+	f, faulty := a.nextFault()
+	switch {
+	case faulty && f == FaultLostReply:
+		a.serve(httptest.NewRecorder(), r, b, rest, body)
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = io.WriteString(w, "<html>upstream timed out</html>")
+	case faulty:
 		a.serveFault(w, b, f)
-		return
+	default:
+		a.serve(w, r, b, rest, body)
 	}
+}
+
+func (a *Agent) serve(w http.ResponseWriter, r *http.Request, b a2a.Binding, rest string, body []byte) {
 	if strings.HasPrefix(string(b), "jsonrpc") {
 		a.serveRPC(w, r, b, body)
 		return
