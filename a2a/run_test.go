@@ -277,3 +277,41 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitRidesOutFaults: while a task waits (here for authorisation), polls that meet
+// transient faults back off and carry on; the outcome is the same as without them.
+func TestWaitRidesOutFaults(t *testing.T) {
+	faults := []struct {
+		name  string
+		fault a2atest.Fault
+	}{
+		{"503 with Retry-After", a2atest.Fault503},
+		{"429 with Retry-After", a2atest.Fault429},
+		{"HTML 502 from a proxy", a2atest.FaultHTML502},
+		{"truncated JSON", a2atest.FaultTruncated},
+		{"agent internal error", a2atest.FaultInternal},
+	}
+	for _, f := range faults {
+		for _, b := range bindings {
+			t.Run(f.name+" "+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst())
+					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+					p := start(t, c, agent.Endpoint(b), nil)
+					agent.FailNext(f.fault, 4)
+					go func() {
+						<-time.After(time.Minute)
+						_ = agent.Authorize(p.TaskID)
+					}()
+					r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }, nil)
+					if err != nil || r.Status != transport.StatusCompleted {
+						t.Fatalf("Run = %v, %v", r, err)
+					}
+					if st, _ := agent.Task(p.TaskID); len(st.Answers) != 1 {
+						t.Errorf("agent read %v", st.Answers)
+					}
+				})
+			})
+		}
+	}
+}
