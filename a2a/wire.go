@@ -3,7 +3,9 @@ package a2a
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 )
 
@@ -151,49 +153,59 @@ func Decode(body []byte) (*Event, error) {
 	return decode(body, nil)
 }
 
-// envelope is a JSON-RPC 2.0 response (JSON-RPC 2.0 §5). Members stay raw so that presence,
-// null included, is seen.
-type envelope struct {
-	JSONRPC *string         `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result"`
-	Error   json.RawMessage `json:"error"`
+// probe reads, in one pass, the members that say what a body is: a JSON-RPC envelope
+// (JSON-RPC 2.0 §5), a REST error, a 1.0 wrapper, a 0.3 kind-tagged object, or a bare task
+// or message. Members stay raw so that presence, null included, is seen.
+type probe struct {
+	JSONRPC        *string         `json:"jsonrpc"`
+	ID             json.RawMessage `json:"id"`
+	Result         json.RawMessage `json:"result"`
+	Error          json.RawMessage `json:"error"`
+	Kind           json.RawMessage `json:"kind"`
+	Task           json.RawMessage `json:"task"`
+	Message        json.RawMessage `json:"message"`
+	StatusUpdate   json.RawMessage `json:"statusUpdate"`
+	ArtifactUpdate json.RawMessage `json:"artifactUpdate"`
+	Status         json.RawMessage `json:"status"`
+	MessageID      json.RawMessage `json:"messageId"`
+	TaskID         json.RawMessage `json:"taskId"`
+	Type           json.RawMessage `json:"type"`
+	Title          json.RawMessage `json:"title"`
+}
+
+// readProbe reads body's probe in one pass.
+func readProbe(body []byte) (p probe, err error) {
+	if err := json.Unmarshal(body, &p); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return p, malformed(ErrNotJSON, "")
+		}
+		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
+			return p, malformed(ErrUnrecognised, "not a JSON object")
+		}
+		return p, malformed(ErrUnrecognised, fieldOf(err))
+	}
+	return p, nil
 }
 
 // decode reads body; wantID, when not nil, is the id the request carried.
 func decode(body []byte, wantID json.RawMessage) (*Event, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(body, &top); err != nil {
-		if json.Valid(body) {
-			return nil, malformed(ErrUnrecognised, "not a JSON object")
-		}
-		return nil, malformed(ErrNotJSON, "")
-	}
-	_, hasRPC := top["jsonrpc"]
-	_, hasResult := top["result"]
-	errRaw, hasError := top["error"]
-	_, hasID := top["id"]
-	if hasRPC || (hasID && (hasResult || hasError)) {
-		return decodeEnvelope(body, wantID)
-	}
-	if hasError {
-		return nil, restError(errRaw, 0)
-	}
-	if _, ok := top["status"]; ok && top["type"] != nil && top["title"] != nil {
-		return nil, problemError(body, 0)
-	}
-	ev, err := decodeValue(top)
+	p, err := readProbe(body)
 	if err != nil {
 		return nil, err
 	}
-	return ev, nil
+	switch {
+	case p.JSONRPC != nil || (p.ID != nil && (p.Result != nil || p.Error != nil)):
+		return decodeEnvelope(&p, wantID)
+	case p.Error != nil:
+		return nil, restError(p.Error, 0)
+	case p.Status != nil && p.Type != nil && p.Title != nil:
+		return nil, problemError(body, 0)
+	}
+	return decodeValue(&p, body)
 }
 
-func decodeEnvelope(body []byte, wantID json.RawMessage) (*Event, error) {
-	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return nil, malformed(ErrUnrecognised, "envelope members have the wrong types")
-	}
+func decodeEnvelope(env *probe, wantID json.RawMessage) (*Event, error) {
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
 		return nil, malformed(ErrNotJSONRPC, "")
 	}
@@ -212,11 +224,11 @@ func decodeEnvelope(body []byte, wantID json.RawMessage) (*Event, error) {
 	if hasError {
 		return nil, rpcError(env.Error)
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(env.Result, &top); err != nil {
+	p, err := readProbe(env.Result)
+	if err != nil {
 		return nil, malformed(ErrUnrecognised, "result is not an object")
 	}
-	ev, err := decodeValue(top)
+	ev, err := decodeValue(&p, env.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -337,58 +349,42 @@ func restCode(reason string, httpStatus int) int {
 	}
 }
 
-// decodeValue reads a result: wrapper, kind-tagged object, bare Task or bare Message.
-func decodeValue(top map[string]json.RawMessage) (*Event, error) {
-	kind := ""
-	if k, ok := top["kind"]; ok {
-		_ = json.Unmarshal(k, &kind)
+// decodeValue reads a result: wrapper, kind-tagged object, bare Task or bare Message. raw is
+// the object p was read from.
+func decodeValue(p *probe, raw []byte) (*Event, error) {
+	var kind string
+	if p.Kind != nil && json.Unmarshal(p.Kind, &kind) != nil {
+		return nil, malformed(ErrUnrecognised, "kind is not a string")
 	}
-	one := func(key string) (json.RawMessage, bool) {
-		v, ok := top[key]
-		return v, ok && len(top) == 1 && string(v) != "null"
-	}
+	set := func(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
+	bare := p.ID == nil && p.Status == nil
 	switch {
 	case kind == "task":
-		return taskEvent(mustObject(top))
+		return taskEvent(raw)
 	case kind == "message":
-		return messageEvent(mustObject(top))
+		return messageEvent(raw)
 	case kind == "status-update":
-		return statusEvent(mustObject(top))
+		return statusEvent(raw)
 	case kind == "artifact-update":
-		return artifactEvent(mustObject(top))
+		return artifactEvent(raw)
 	case kind != "":
 		return nil, malformed(ErrUnrecognised, fmt.Sprintf("unknown kind %q", kind))
-	}
-	if v, ok := one("task"); ok {
-		return taskEvent(v)
-	}
-	if v, ok := one("message"); ok {
-		return messageEvent(v)
-	}
-	if v, ok := one("statusUpdate"); ok {
-		return statusEvent(v)
-	}
-	if v, ok := one("artifactUpdate"); ok {
-		return artifactEvent(v)
-	}
-	_, hasStatus := top["status"]
-	_, hasID := top["id"]
-	_, hasMessageID := top["messageId"]
-	_, hasTaskID := top["taskId"]
-	switch {
-	case hasID && hasStatus:
-		return taskEvent(mustObject(top))
-	case hasTaskID && hasStatus:
-		return statusEvent(mustObject(top))
-	case hasMessageID:
-		return messageEvent(mustObject(top))
+	case bare && set(p.Task):
+		return taskEvent(p.Task)
+	case bare && set(p.StatusUpdate):
+		return statusEvent(p.StatusUpdate)
+	case bare && set(p.ArtifactUpdate):
+		return artifactEvent(p.ArtifactUpdate)
+	case bare && p.MessageID == nil && set(p.Message):
+		return messageEvent(p.Message)
+	case p.ID != nil && p.Status != nil:
+		return taskEvent(raw)
+	case p.TaskID != nil && p.Status != nil:
+		return statusEvent(raw)
+	case p.MessageID != nil:
+		return messageEvent(raw)
 	}
 	return nil, malformed(ErrUnrecognised, "")
-}
-
-func mustObject(top map[string]json.RawMessage) json.RawMessage {
-	b, _ := json.Marshal(top) // re-encoding a decoded object cannot fail
-	return b
 }
 
 type wirePart struct {

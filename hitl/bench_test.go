@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -18,42 +19,73 @@ type reusableBody struct{ *bytes.Reader }
 
 func (reusableBody) Close() error { return nil }
 
-// BenchmarkDetect measures Detect on a plain 200 (target: zero allocations), on a HITL 202,
-// and, for scale, a plain json.Unmarshal of the same 202 body into a map.
+// BenchmarkDetect measures Detect on plain 200s of several sizes (target: zero
+// allocations, whatever the size), on a HITL 202, on A2A answers (a 1.0 JSON-RPC envelope
+// and a 0.3 REST task, both paused for input), and, beside each body Detect reads, a plain
+// json.Unmarshal of it into a map.
 func BenchmarkDetect(b *testing.B) {
-	ok200 := bytes.Repeat([]byte(`{"k":"v"},`), 400)
-	body202 := []byte(envelopeWith(hitlJSON()))
-	b.Run("200", func(b *testing.B) {
-		resp := &http.Response{StatusCode: http.StatusOK, Body: reusableBody{bytes.NewReader(ok200)}}
-		b.ReportAllocs()
-		for b.Loop() {
-			if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
-				b.Fatal(it, err)
+	for _, size := range []int{100, 4 << 10, 1 << 20} {
+		ok200 := bytes.Repeat([]byte(`{"k":"v"},`), size/10)
+		b.Run(fmt.Sprintf("200-%dB", len(ok200)), func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, "https://api.example/items", nil)
+			resp := &http.Response{StatusCode: http.StatusOK, Request: req, Header: http.Header{"Content-Type": {"application/json"}}, Body: reusableBody{bytes.NewReader(ok200)}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
+					b.Fatal(it, err)
+				}
 			}
-		}
-	})
-	b.Run("202", func(b *testing.B) {
-		req, _ := http.NewRequest(http.MethodPost, "https://api.svc.example/v1/search", nil)
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body202)))
-		for b.Loop() {
-			resp := &http.Response{StatusCode: http.StatusAccepted, Request: req, Body: io.NopCloser(bytes.NewReader(body202))}
-			if it, err := hitl.Detect(resp, nil); it == nil || err != nil {
-				b.Fatal(it, err)
+		})
+	}
+	bodies := []struct {
+		name   string
+		status int
+		url    string
+		header http.Header
+		body   []byte
+	}{
+		{"hitl-202", http.StatusAccepted, "https://api.svc.example/v1/search", nil, []byte(envelopeWith(hitlJSON()))},
+		{"a2a-jsonrpc-1.0", http.StatusOK, "https://agent.example/rpc", http.Header{"A2a-Version": {"1.0"}}, []byte(a2aEnvelope10)},
+		{"a2a-rest-0.3", http.StatusOK, "https://agent.example/v1/message:send", nil, []byte(a2aREST03)},
+	}
+	for _, tc := range bodies {
+		b.Run(tc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodPost, tc.url, nil)
+			req.Header = tc.header
+			opts := &hitl.DetectOptions{A2A: tc.name == "a2a-rest-0.3"}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.body)))
+			for b.Loop() {
+				resp := &http.Response{StatusCode: tc.status, Request: req, Body: io.NopCloser(bytes.NewReader(tc.body))}
+				if it, err := hitl.Detect(resp, opts); it == nil || err != nil {
+					b.Fatal(it, err)
+				}
 			}
-		}
-	})
-	b.Run("202-json.Unmarshal-baseline", func(b *testing.B) {
-		b.ReportAllocs()
-		b.SetBytes(int64(len(body202)))
-		for b.Loop() {
-			var m map[string]any
-			if err := json.Unmarshal(body202, &m); err != nil {
-				b.Fatal(err)
+		})
+		b.Run(tc.name+"-json.Unmarshal-baseline", func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(tc.body)))
+			for b.Loop() {
+				var m map[string]any
+				if err := json.Unmarshal(tc.body, &m); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+		})
+	}
 }
+
+// A2A answers as a2a-go v2.4.0 sends them: a 1.0 JSON-RPC SendMessage result and a 0.3 REST
+// task, each paused for tool approval.
+const (
+	a2aEnvelope10 = `{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"01a2b3c4-0000-7000-8000-000000000001","contextId":"01a2b3c4-0000-7000-8000-000000000002",` +
+		`"history":[{"messageId":"m0","role":"ROLE_USER","parts":[{"text":"Delete last month's reports."}]}],"metadata":{},` +
+		`"status":{"message":{"messageId":"m1","role":"ROLE_AGENT","parts":[{"text":"Tool approval required: delete_file. Reply approve or deny."},` +
+		`{"data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}]},"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-11-22T10:00:00Z"}}}}`
+	a2aREST03 = `{"task":{"id":"01a2b3c4-0000-7000-8000-000000000001","contextId":"01a2b3c4-0000-7000-8000-000000000002",` +
+		`"status":{"message":{"messageId":"m1","role":"ROLE_AGENT","content":[{"text":"Tool approval required: delete_file. Reply approve or deny."},` +
+		`{"data":{"data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}}]},"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-11-22T10:00:00Z"}}}`
+)
 
 // BenchmarkPollRoundTrip measures one Wait that needs one poll, against the fake on loopback,
 // beside one bare GET of the same endpoint.

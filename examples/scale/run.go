@@ -1,0 +1,412 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+type config struct {
+	window, retryAfter time.Duration
+	seed               int64
+}
+
+// row is what one run of one way of waiting measured.
+type row struct {
+	way                string
+	waits              int
+	heapPerWait        float64 // bytes
+	rssPerWait         float64 // bytes
+	goroutinesPerWait  float64
+	sockets            int
+	requests           int64
+	bytes              int64
+	lastDecisionToDone time.Duration
+	p50, p99           time.Duration
+	leftover           int
+	failed             int
+}
+
+func run(ctx context.Context, out io.Writer, cfg config, sizes []int, ways []string) error {
+	var rows []row
+	for _, n := range sizes {
+		for _, way := range ways {
+			r, err := measure(ctx, cfg, strings.TrimSpace(way), n)
+			if err != nil {
+				return fmt.Errorf("%s × %d: %w", way, n, err)
+			}
+			rows = append(rows, r)
+			fmt.Fprintf(os.Stderr, "scale: %s × %d done\n", way, n)
+		}
+	}
+	printTable(out, cfg, rows)
+	return nil
+}
+
+// counter counts the bytes a client's connections carry and the requests it sends.
+type counter struct {
+	bytes, requests atomic.Int64
+}
+
+type countingConn struct {
+	net.Conn
+	c *counter
+}
+
+func (cc countingConn) Read(p []byte) (int, error) {
+	n, err := cc.Conn.Read(p)
+	cc.c.bytes.Add(int64(n))
+	return n, err
+}
+
+func (cc countingConn) Write(p []byte) (int, error) {
+	n, err := cc.Conn.Write(p)
+	cc.c.bytes.Add(int64(n))
+	return n, err
+}
+
+type countingTransport struct {
+	base http.RoundTripper
+	c    *counter
+}
+
+func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.c.requests.Add(1)
+	return t.base.RoundTrip(r)
+}
+
+// newHTTPClient is an agent's client: one transport, a pool deep enough for every wait to
+// keep its connection, bytes and requests counted.
+func newHTTPClient(c *counter) (*http.Client, *http.Transport) {
+	d := &net.Dialer{}
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return countingConn{Conn: conn, c: c}, nil
+		},
+		MaxIdleConns:        20000,
+		MaxIdleConnsPerHost: 20000,
+		IdleConnTimeout:     time.Minute,
+	}
+	return &http.Client{Transport: countingTransport{base: tr, c: c}}, tr
+}
+
+type snapshot struct {
+	heap       uint64
+	rss        uint64
+	goroutines int
+	sockets    int
+}
+
+func snap() snapshot {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return snapshot{heap: ms.HeapAlloc, rss: rss(), goroutines: runtime.NumGoroutine(), sockets: sockets()}
+}
+
+// rss is the resident set size from /proc (0 where there is none).
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// sockets counts the process's open sockets (0 where /proc is missing).
+func sockets() int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if target, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.HasPrefix(target, "socket:") {
+			n++
+		}
+	}
+	return n
+}
+
+// measure runs n concurrent waits of one way against a fresh fake service.
+func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
+	r := row{way: way, waits: n}
+	base, stop, err := startServer(ctx, way == "sse", cfg.retryAfter)
+	if err != nil {
+		return r, err
+	}
+	defer stop()
+
+	// The person: decides through the review page, on a client of its own (not counted).
+	person := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16}}
+	defer person.CloseIdleConnections()
+
+	var cnt counter
+	hc, tr := newHTTPClient(&cnt)
+	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP()}
+	var cbURL string
+	if way == "callback" {
+		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{MaxKept: 2 * n})
+		if err != nil {
+			return r, err
+		}
+		srv := httptest.NewServer(cb)
+		defer srv.Close()
+		cbURL = srv.URL + "/hitl/callback"
+		opts = append(opts, hitl.WithCallbacks(cb))
+	}
+	client, err := hitl.NewClient(opts...)
+	if err != nil {
+		return r, err
+	}
+
+	// Create the cases with the person's client, so the agent's counters start at the waits.
+	its := make([]*hitl.Interrupt, n)
+	if err := createCases(ctx, person, client, base, cbURL, its); err != nil {
+		return r, err
+	}
+	person.CloseIdleConnections()
+	before := snap()
+
+	// Wait on every case.
+	type done struct {
+		at  time.Time
+		err error
+	}
+	results := make([]done, n)
+	var wg sync.WaitGroup
+	for i, it := range its {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if way == "naive" {
+				err = naiveWait(ctx, it.Case.PollURL)
+			} else {
+				_, err = client.Wait(ctx, it, &hitl.WaitOptions{PollOnly: way == "poll", NoReminders: true})
+			}
+			results[i] = done{time.Now(), err}
+		}()
+	}
+
+	// Let every wait settle (first poll made, streams open), then take the measure.
+	if !pause(ctx, 3*time.Second) {
+		return r, ctx.Err()
+	}
+	during := snap()
+	r.heapPerWait = float64(int64(during.heap)-int64(before.heap)) / float64(n)
+	r.rssPerWait = float64(int64(during.rss)-int64(before.rss)) / float64(n)
+	r.goroutinesPerWait = float64(during.goroutines-before.goroutines) / float64(n)
+	r.sockets = during.sockets - before.sockets
+
+	// Decide every case at a random time within the window.
+	rng := rand.New(rand.NewPCG(uint64(cfg.seed), uint64(n)))
+	decided := make([]time.Time, n)
+	start := time.Now()
+	order := make([]int, n)
+	offsets := make([]time.Duration, n)
+	for i := range order {
+		order[i], offsets[i] = i, time.Duration(rng.Int64N(int64(cfg.window)))
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(offsets[a] - offsets[b]) })
+	var dwg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for _, i := range order {
+		if !pause(ctx, time.Until(start.Add(offsets[i]))) {
+			return r, ctx.Err()
+		}
+		sem <- struct{}{}
+		dwg.Add(1)
+		go func() {
+			defer dwg.Done()
+			defer func() { <-sem }()
+			decided[i] = time.Now()
+			if err := decide(ctx, person, its[i].Case.ReviewURL); err != nil {
+				fmt.Fprintln(os.Stderr, "scale: decide:", err)
+			}
+		}()
+	}
+	dwg.Wait()
+	wg.Wait()
+
+	var lastDecision, lastDone time.Time
+	lat := make([]time.Duration, 0, n)
+	for i, d := range results {
+		if d.err != nil {
+			r.failed++
+			continue
+		}
+		lastDecision = latest(lastDecision, decided[i])
+		lastDone = latest(lastDone, d.at)
+		lat = append(lat, d.at.Sub(decided[i]))
+	}
+	r.lastDecisionToDone = lastDone.Sub(lastDecision)
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		r.p50, r.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+	}
+	r.requests, r.bytes = cnt.requests.Load(), cnt.bytes.Load()
+	tr.CloseIdleConnections()
+	person.CloseIdleConnections()
+	if !pause(ctx, 500*time.Millisecond) {
+		return r, ctx.Err()
+	}
+	r.leftover = runtime.NumGoroutine() - before.goroutines
+	return r, nil
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(d):
+		return true
+	}
+}
+
+// createCases makes len(its) approval cases, 32 requests at a time, and detects each.
+func createCases(ctx context.Context, hc *http.Client, client *hitl.Client, base, cbURL string, its []*hitl.Interrupt) error {
+	body := "{}"
+	if cbURL != "" {
+		b, _ := json.Marshal(map[string]string{hitl.CallbackURLField: cbURL})
+		body = string(b)
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		sem   = make(chan struct{}, 32)
+	)
+	for i := range its {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/actions/approval", strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := hc.Do(req)
+			if err == nil {
+				its[i], err = client.Detect(resp)
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+				if err == nil && its[i] == nil {
+					err = errors.New("no interrupt in the answer")
+				}
+			}
+			if err != nil {
+				mu.Lock()
+				first = cmpOr(first, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// decide approves a case on its review page, as a person's browser does.
+func decide(ctx context.Context, hc *http.Client, reviewURL string) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, reviewURL, strings.NewReader(url.Values{"action": {"approve"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := (&http.Client{Transport: hc.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		return fmt.Errorf("review page answered %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// naiveCounter counts the naive client's traffic for the table.
+var naiveCounter counter
+
+// naiveWait is the loop the HITL Protocol's SDK guide sketches, as many agents would write
+// it: a client and a connection of its own; GET the poll URL (no ETag, no Retry-After); stop
+// at a terminal status, else sleep 30 s and repeat.
+func naiveWait(ctx context.Context, pollURL string) error {
+	hc, tr := newHTTPClient(&naiveCounter)
+	defer tr.CloseIdleConnections()
+	for {
+		if resp, err := hc.Get(pollURL); err == nil {
+			var st struct {
+				Status string `json:"status"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&st)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			if err == nil && (st.Status == "completed" || st.Status == "expired" || st.Status == "cancelled") {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second):
+		}
+	}
+}
+
+func printTable(out io.Writer, cfg config, rows []row) {
+	fmt.Fprintf(out, "%d cores, %s, %s/%s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, cfg.window, cfg.retryAfter)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tKiB\tlast decision→last return\tp50\tp99\tleft\tfailed\t")
+	for _, r := range rows {
+		if r.way == "naive" {
+			r.requests, r.bytes = naiveCounter.requests.Swap(0), naiveCounter.bytes.Swap(0)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%v\t%v\t%v\t%d\t%d\t\n", r.way, r.waits,
+			r.heapPerWait/1024, r.rssPerWait/1024, r.goroutinesPerWait, r.sockets, r.requests, r.bytes/1024,
+			r.lastDecisionToDone.Round(time.Millisecond), r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.leftover, r.failed)
+	}
+	_ = w.Flush()
+}
