@@ -2,20 +2,26 @@
 // once: memory, goroutines and sockets per wait, requests and bytes per decision, and the
 // time from the last decision to the last Wait returning, for each way of waiting (polling,
 // event stream, callback), beside a naive client written the way the HITL Protocol's SDK
-// guide sketches one (sleep 30 s, poll, repeat; no ETag, no Retry-After; a goroutine and a
+// guide sketches one (poll, sleep 30 s, repeat; no ETag, no Retry-After; a goroutine and a
 // connection of its own per case).
 //
-//	go run ./examples/scale                               # 100, 1,000 and 10,000 waits; a few minutes
-//	go run ./examples/scale -waits 50 -window 2s          # a smoke run
+//	go run ./examples/scale                          # 100, 1,000 and 10,000 waits; about 15 minutes
+//	go run ./examples/scale -waits 50 -window 2s     # a smoke run
 //
-// The fake HITL service runs in a child process (this program started with -serve), so the
-// figures are the agent's alone. Each case is decided by a scripted person at a random time
-// within the window (fixed seed), through the review page, as a browser would.
+// Every measurement runs in a fresh process (this program with -one), and the fake HITL
+// service in another (-serve), so the figures are the agent's alone and start from the same
+// baseline. Each case is decided by a scripted person at a random time within the window
+// (fixed seed), through the review page, as a browser would. By default the service speaks
+// HTTPS with HTTP/2, as production services do; -http1 measures plain HTTP/1.1.
 package main
 
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"io"
@@ -29,73 +35,152 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
+// config is one run's settings; the parent passes it to each measuring process.
+type config struct {
+	Window     time.Duration `json:"window"`
+	RetryAfter time.Duration `json:"retry_after"`
+	Seed       int64         `json:"seed"`
+	HTTP1      bool          `json:"http1"`
+}
+
 func main() {
-	serve := flag.Bool("serve", false, "run the fake service and print its URL (used by the parent run)")
+	serve := flag.Bool("serve", false, "run the fake service and print its URL (used by -one)")
+	one := flag.String("one", "", "measure one way:waits and print the row as JSON (used by the parent run)")
 	events := flag.Bool("events", true, "with -serve: offer event streams")
 	retryAfter := flag.Duration("retry-after", 10*time.Second, "Retry-After the fake service sends")
 	waits := flag.String("waits", "100,1000,10000", "numbers of concurrent waits, comma-separated")
 	ways := flag.String("ways", "poll,sse,callback,naive", "ways of waiting, comma-separated")
 	window := flag.Duration("window", 20*time.Second, "decisions fall at random times within this window")
 	seed := flag.Int64("seed", 1, "seed of the decision times")
+	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")
 	flag.Parse()
-	if *serve {
-		runServer(*events, *retryAfter)
-		return
-	}
-	var sizes []int
-	for _, s := range strings.Split(*waits, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			fmt.Fprintf(os.Stderr, "scale: bad -waits %q\n", s)
-			os.Exit(2)
-		}
-		sizes = append(sizes, n)
-	}
+	cfg := config{Window: *window, RetryAfter: *retryAfter, Seed: *seed, HTTP1: *http1}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := config{window: *window, retryAfter: *retryAfter, seed: *seed}
-	if err := run(ctx, os.Stdout, cfg, sizes, strings.Split(*ways, ",")); err != nil {
+	var err error
+	switch {
+	case *serve:
+		runServer(*events, cfg)
+	case *one != "":
+		err = measureOne(ctx, cfg, *one)
+	default:
+		err = runAll(ctx, os.Stdout, cfg, *waits, *ways)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "scale:", err)
 		os.Exit(1)
 	}
 }
 
-// runServer serves the fake until its standard input closes.
-func runServer(events bool, retryAfter time.Duration) {
-	opts := []hitltest.Option{hitltest.WithRetryAfter(retryAfter), hitltest.WithCaseLifetime(time.Hour)}
+// runAll measures every way at every size, each in a process of its own, and prints the table.
+func runAll(ctx context.Context, out io.Writer, cfg config, waits, ways string) error {
+	var rows []row
+	for _, s := range strings.Split(waits, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return fmt.Errorf("bad -waits %q", s)
+		}
+		for _, way := range strings.Split(ways, ",") {
+			r, err := child(ctx, cfg, strings.TrimSpace(way), n)
+			if err != nil {
+				return fmt.Errorf("%s × %d: %w", way, n, err)
+			}
+			rows = append(rows, r)
+			fmt.Fprintf(os.Stderr, "scale: %s × %d done\n", way, n)
+		}
+	}
+	printTable(out, cfg, rows)
+	return nil
+}
+
+func self(ctx context.Context, cfg config, args ...string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	args = append(args, "-window="+cfg.Window.String(), "-retry-after="+cfg.RetryAfter.String(),
+		"-seed="+strconv.FormatInt(cfg.Seed, 10), "-http1="+strconv.FormatBool(cfg.HTTP1))
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// child runs one measurement in a fresh process and reads its row.
+func child(ctx context.Context, cfg config, way string, n int) (row, error) {
+	var r row
+	out, err := self(ctx, cfg, "-one", fmt.Sprintf("%s:%d", way, n)).Output()
+	if err != nil {
+		return r, err
+	}
+	return r, json.Unmarshal(out, &r)
+}
+
+func measureOne(ctx context.Context, cfg config, spec string) error {
+	way, ns, _ := strings.Cut(spec, ":")
+	n, err := strconv.Atoi(ns)
+	if err != nil {
+		return fmt.Errorf("bad -one %q", spec)
+	}
+	r, err := measure(ctx, cfg, way, n)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// runServer serves the fake until its standard input closes. It prints the URL and, over
+// TLS, the certificate (base64 DER) on its first line.
+func runServer(events bool, cfg config) {
+	opts := []hitltest.Option{hitltest.WithRetryAfter(cfg.RetryAfter), hitltest.WithCaseLifetime(time.Hour)}
 	if !events {
 		opts = append(opts, hitltest.WithoutEvents())
 	}
-	svc := hitltest.Start(opts...)
-	fmt.Println(svc.URL)
+	var svc *hitltest.Server
+	if cfg.HTTP1 {
+		svc = hitltest.Start(opts...)
+	} else {
+		svc = hitltest.StartTLS(opts...)
+	}
+	cert := ""
+	if c := svc.Certificate(); c != nil {
+		cert = base64.StdEncoding.EncodeToString(c.Raw)
+	}
+	fmt.Println(svc.URL, cert)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	svc.Close()
 }
 
-// startServer runs the fake in a child process and returns its URL and a stop function.
-func startServer(ctx context.Context, events bool, retryAfter time.Duration) (string, func(), error) {
-	self, err := os.Executable()
-	if err != nil {
-		return "", nil, err
-	}
-	cmd := exec.CommandContext(ctx, self, "-serve", "-events="+strconv.FormatBool(events), "-retry-after="+retryAfter.String())
+// startServer runs the fake in a child process and returns its URL, the certificate to
+// trust (nil for plain HTTP) and a stop function.
+func startServer(ctx context.Context, cfg config, events bool) (string, *x509.CertPool, func(), error) {
+	cmd := self(ctx, cfg, "-serve", "-events="+strconv.FormatBool(events))
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	stop := func() { _ = in.Close(); _ = cmd.Wait() }
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		stop()
-		return "", nil, fmt.Errorf("fake service did not start: %w", err)
+		return "", nil, nil, fmt.Errorf("fake service did not start: %w", err)
 	}
-	return strings.TrimSpace(line), stop, nil
+	url, certB64, _ := strings.Cut(strings.TrimSpace(line), " ")
+	if certB64 == "" {
+		return url, nil, stop, nil
+	}
+	der, err := base64.StdEncoding.DecodeString(certB64)
+	if err != nil {
+		stop()
+		return "", nil, nil, err
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	return url, pool, stop, nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,41 +27,22 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
-type config struct {
-	window, retryAfter time.Duration
-	seed               int64
-}
-
 // row is what one run of one way of waiting measured.
 type row struct {
-	way                string
-	waits              int
-	heapPerWait        float64 // bytes
-	rssPerWait         float64 // bytes
-	goroutinesPerWait  float64
-	sockets            int
-	requests           int64
-	bytes              int64
-	lastDecisionToDone time.Duration
-	p50, p99           time.Duration
-	leftover           int
-	failed             int
-}
-
-func run(ctx context.Context, out io.Writer, cfg config, sizes []int, ways []string) error {
-	var rows []row
-	for _, n := range sizes {
-		for _, way := range ways {
-			r, err := measure(ctx, cfg, strings.TrimSpace(way), n)
-			if err != nil {
-				return fmt.Errorf("%s × %d: %w", way, n, err)
-			}
-			rows = append(rows, r)
-			fmt.Fprintf(os.Stderr, "scale: %s × %d done\n", way, n)
-		}
-	}
-	printTable(out, cfg, rows)
-	return nil
+	Way                string        `json:"way"`
+	Waits              int           `json:"waits"`
+	HeapPerWait        float64       `json:"heap_per_wait"` // bytes
+	RSSPerWait         float64       `json:"rss_per_wait"`  // bytes
+	GoroutinesPerWait  float64       `json:"goroutines_per_wait"`
+	Sockets            int           `json:"sockets"`
+	Requests           int64         `json:"requests"`
+	MinRequests        int64         `json:"min_requests"`
+	Bytes              int64         `json:"bytes"`
+	LastDecisionToDone time.Duration `json:"last_decision_to_done"`
+	P50                time.Duration `json:"p50"`
+	P99                time.Duration `json:"p99"`
+	Leftover           int           `json:"leftover"`
+	Failed             int           `json:"failed"`
 }
 
 // counter counts the bytes a client's connections carry and the requests it sends.
@@ -96,9 +79,11 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // newHTTPClient is an agent's client: one transport, a pool deep enough for every wait to
 // keep its connection, bytes and requests counted.
-func newHTTPClient(c *counter) (*http.Client, *http.Transport) {
+func newHTTPClient(c *counter, roots *x509.CertPool) (*http.Client, *http.Transport) {
 	d := &net.Dialer{}
 	tr := &http.Transport{
+		TLSClientConfig:   &tls.Config{RootCAs: roots},
+		ForceAttemptHTTP2: true,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			conn, err := d.DialContext(ctx, network, addr)
 			if err != nil {
@@ -159,20 +144,22 @@ func sockets() int {
 
 // measure runs n concurrent waits of one way against a fresh fake service.
 func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
-	r := row{way: way, waits: n}
-	base, stop, err := startServer(ctx, way == "sse", cfg.retryAfter)
+	r := row{Way: way, Waits: n}
+	base, roots, stop, err := startServer(ctx, cfg, way == "sse")
 	if err != nil {
 		return r, err
 	}
 	defer stop()
 
 	// The person: decides through the review page, on a client of its own (not counted).
-	person := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16}}
+	person := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16,
+		TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}}
 	defer person.CloseIdleConnections()
 
 	var cnt counter
-	hc, tr := newHTTPClient(&cnt)
-	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP()}
+	hc, tr := newHTTPClient(&cnt, roots)
+	naiveRoots = roots
+	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP(), hitl.WithAllowPrivateAddresses()}
 	var cbURL string
 	if way == "callback" {
 		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{MaxKept: 2 * n})
@@ -203,6 +190,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		err error
 	}
 	results := make([]done, n)
+	began := time.Now()
 	var wg sync.WaitGroup
 	for i, it := range its {
 		wg.Add(1)
@@ -223,19 +211,19 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		return r, ctx.Err()
 	}
 	during := snap()
-	r.heapPerWait = float64(int64(during.heap)-int64(before.heap)) / float64(n)
-	r.rssPerWait = float64(int64(during.rss)-int64(before.rss)) / float64(n)
-	r.goroutinesPerWait = float64(during.goroutines-before.goroutines) / float64(n)
-	r.sockets = during.sockets - before.sockets
+	r.HeapPerWait = float64(int64(during.heap)-int64(before.heap)) / float64(n)
+	r.RSSPerWait = float64(int64(during.rss)-int64(before.rss)) / float64(n)
+	r.GoroutinesPerWait = float64(during.goroutines-before.goroutines) / float64(n)
+	r.Sockets = during.sockets - before.sockets
 
 	// Decide every case at a random time within the window.
-	rng := rand.New(rand.NewPCG(uint64(cfg.seed), uint64(n)))
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(n)))
 	decided := make([]time.Time, n)
 	start := time.Now()
 	order := make([]int, n)
 	offsets := make([]time.Duration, n)
 	for i := range order {
-		order[i], offsets[i] = i, time.Duration(rng.Int64N(int64(cfg.window)))
+		order[i], offsets[i] = i, time.Duration(rng.Int64N(int64(cfg.Window)))
 	}
 	slices.SortFunc(order, func(a, b int) int { return int(offsets[a] - offsets[b]) })
 	var dwg sync.WaitGroup
@@ -262,25 +250,31 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	lat := make([]time.Duration, 0, n)
 	for i, d := range results {
 		if d.err != nil {
-			r.failed++
+			r.Failed++
 			continue
 		}
+		// HITL §8 pacing: a poll at the start and one every Retry-After until the decision
+		// shows, that is ⌈T/R⌉+1 polls for a case decided T after its wait began.
+		r.MinRequests += int64((decided[i].Sub(began)+cfg.RetryAfter-1)/cfg.RetryAfter) + 1
 		lastDecision = latest(lastDecision, decided[i])
 		lastDone = latest(lastDone, d.at)
 		lat = append(lat, d.at.Sub(decided[i]))
 	}
-	r.lastDecisionToDone = lastDone.Sub(lastDecision)
+	r.LastDecisionToDone = lastDone.Sub(lastDecision)
 	slices.Sort(lat)
 	if len(lat) > 0 {
-		r.p50, r.p99 = lat[len(lat)/2], lat[len(lat)*99/100]
+		r.P50, r.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
 	}
-	r.requests, r.bytes = cnt.requests.Load(), cnt.bytes.Load()
+	r.Requests, r.Bytes = cnt.requests.Load(), cnt.bytes.Load()
+	if way == "naive" {
+		r.Requests, r.Bytes = naiveCounter.requests.Load(), naiveCounter.bytes.Load()
+	}
 	tr.CloseIdleConnections()
 	person.CloseIdleConnections()
 	if !pause(ctx, 500*time.Millisecond) {
 		return r, ctx.Err()
 	}
-	r.leftover = runtime.NumGoroutine() - before.goroutines
+	r.Leftover = runtime.NumGoroutine() - before.goroutines
 	return r, nil
 }
 
@@ -367,14 +361,18 @@ func decide(ctx context.Context, hc *http.Client, reviewURL string) error {
 	return nil
 }
 
-// naiveCounter counts the naive client's traffic for the table.
-var naiveCounter counter
+// naiveCounter counts the naive client's traffic, and naiveRoots is the certificate it
+// trusts; one measuring process runs one way, so these are set once.
+var (
+	naiveCounter counter
+	naiveRoots   *x509.CertPool
+)
 
 // naiveWait is the loop the HITL Protocol's SDK guide sketches, as many agents would write
 // it: a client and a connection of its own; GET the poll URL (no ETag, no Retry-After); stop
 // at a terminal status, else sleep 30 s and repeat.
 func naiveWait(ctx context.Context, pollURL string) error {
-	hc, tr := newHTTPClient(&naiveCounter)
+	hc, tr := newHTTPClient(&naiveCounter, naiveRoots)
 	defer tr.CloseIdleConnections()
 	for {
 		if resp, err := hc.Get(pollURL); err == nil {
@@ -397,16 +395,17 @@ func naiveWait(ctx context.Context, pollURL string) error {
 }
 
 func printTable(out io.Writer, cfg config, rows []row) {
-	fmt.Fprintf(out, "%d cores, %s, %s/%s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, cfg.window, cfg.retryAfter)
+	proto := "HTTPS with HTTP/2"
+	if cfg.HTTP1 {
+		proto = "plain HTTP/1.1"
+	}
+	fmt.Fprintf(out, "%d cores, %s, %s/%s; %s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, proto, cfg.Window, cfg.RetryAfter)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tKiB\tlast decision→last return\tp50\tp99\tleft\tfailed\t")
+	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\t")
 	for _, r := range rows {
-		if r.way == "naive" {
-			r.requests, r.bytes = naiveCounter.requests.Swap(0), naiveCounter.bytes.Swap(0)
-		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%v\t%v\t%v\t%d\t%d\t\n", r.way, r.waits,
-			r.heapPerWait/1024, r.rssPerWait/1024, r.goroutinesPerWait, r.sockets, r.requests, r.bytes/1024,
-			r.lastDecisionToDone.Round(time.Millisecond), r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.leftover, r.failed)
+		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t\n", r.Way, r.Waits,
+			r.HeapPerWait/1024, r.RSSPerWait/1024, r.GoroutinesPerWait, r.Sockets, r.Requests, r.MinRequests, float64(r.Bytes)/1024/float64(r.Waits),
+			r.LastDecisionToDone.Round(time.Millisecond), r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Leftover, r.Failed)
 	}
 	_ = w.Flush()
 }

@@ -24,6 +24,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -162,6 +163,28 @@ func Start(opts ...Option) *Server {
 	s.URL = s.srv.URL
 	s.client = s.srv.Client()
 	return s
+}
+
+// StartTLS starts a server on a loopback port over TLS with HTTP/2, as production services
+// are reached: many waits share one connection. Its certificate is [Server.Certificate];
+// [Server.Client] trusts it. Clients must allow private addresses (the URL is
+// https://127.0.0.1:port). The caller must Close it.
+func StartTLS(opts ...Option) *Server {
+	s := newServer(opts)
+	s.srv = httptest.NewUnstartedServer(s.handler)
+	s.srv.EnableHTTP2 = true
+	s.srv.StartTLS()
+	s.URL = s.srv.URL
+	s.client = s.srv.Client()
+	return s
+}
+
+// Certificate returns the certificate of a server started with StartTLS, nil otherwise.
+func (s *Server) Certificate() *x509.Certificate {
+	if s.srv == nil || s.srv.TLS == nil {
+		return nil
+	}
+	return s.srv.Certificate()
 }
 
 // NewServer starts a server on a loopback port and closes it when tb's test ends.
