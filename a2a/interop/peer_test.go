@@ -100,7 +100,7 @@ type peer struct {
 
 // startPeer serves the agent on loopback on four endpoints, with push notifications to
 // loopback allowed, and stops it when the test ends.
-func startPeer(t *testing.T, questions int) *peer {
+func startPeer(t testing.TB, questions int) *peer {
 	t.Helper()
 	agent := &approvalAgent{questions: questions, asked: map[a2a.TaskID]int{}, decisions: map[a2a.TaskID][]string{}}
 	h := a2asrv.NewHandler(agent, a2asrv.WithLogger(slog.New(slog.DiscardHandler)), a2asrv.WithPushNotifications(push.NewInMemoryStore(),
