@@ -75,11 +75,23 @@ func TestInteractive(t *testing.T) {
 			if page.StatusCode != 200 || !strings.Contains(string(body), `value="`+action+`"`) {
 				t.Fatalf("review page %d lacks a %s button", page.StatusCode, action)
 			}
-			resp, err := http.PostForm(link, url.Values{"action": {action}})
+			form := url.Values{"action": {action}}
+			switch action { // what a person fills in before submitting
+			case "select":
+				form.Set("selected", "job_2")
+			case "submit":
+				form.Set("salary_expectation", "95000")
+				form.Set("start_date", "2027-01-04")
+				form.Set("shown.remote", "1")
+			}
+			resp, err := http.PostForm(link, form)
 			if err != nil {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK { // the page again, after the 303
+				t.Fatalf("submitting %s: %d", action, resp.StatusCode)
+			}
 		case strings.HasPrefix(line, "  ") && strings.Contains(line, "completed: "):
 			results = append(results, strings.Fields(line)[2])
 		}

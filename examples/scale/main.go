@@ -74,23 +74,31 @@ func main() {
 
 // runAll measures every way at every size, each in a process of its own, and prints the table.
 func runAll(ctx context.Context, out io.Writer, cfg config, waits, ways string) error {
+	rows, err := measureAll(ctx, cfg, waits, ways)
+	if err != nil {
+		return err
+	}
+	printTable(out, cfg, rows)
+	return nil
+}
+
+func measureAll(ctx context.Context, cfg config, waits, ways string) ([]row, error) {
 	var rows []row
 	for _, s := range strings.Split(waits, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
-			return fmt.Errorf("bad -waits %q", s)
+			return nil, fmt.Errorf("bad -waits %q", s)
 		}
 		for _, way := range strings.Split(ways, ",") {
 			r, err := child(ctx, cfg, strings.TrimSpace(way), n)
 			if err != nil {
-				return fmt.Errorf("%s × %d: %w", way, n, err)
+				return nil, fmt.Errorf("%s × %d: %w", way, n, err)
 			}
 			rows = append(rows, r)
 			fmt.Fprintf(os.Stderr, "scale: %s × %d done\n", way, n)
 		}
 	}
-	printTable(out, cfg, rows)
-	return nil
+	return rows, nil
 }
 
 func self(ctx context.Context, cfg config, args ...string) *exec.Cmd {

@@ -2,7 +2,6 @@ package hitltest
 
 import (
 	"encoding/json"
-	"html/template"
 	"io"
 	"net/http"
 	"strings"
@@ -19,6 +18,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /reviews/{id}/events", s.handleEvents)
 	mux.HandleFunc("GET /review/{id}", s.handleReviewPage)
 	mux.HandleFunc("POST /review/{id}", s.handleReviewSubmit)
+	mux.HandleFunc("POST /review/{id}/progress", s.handleReviewProgress)
 	mux.HandleFunc("POST /reviews/{id}/submit", s.handleInlineSubmit)
 	mux.HandleFunc("GET "+hitl.WellKnownPath, s.handleDiscovery)
 	return mux
@@ -246,89 +246,6 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f
 		return
 	}
 	http.Error(w, http.StatusText(status), status)
-}
-
-var page = template.Must(template.New("review").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Review {{.ID}}</title><style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}
-@media (prefers-color-scheme:dark){body{background:#111;color:#eee}}</style></head><body>
-<h1>{{.Prompt}}</h1>
-{{if .Ended}}<p>This case has ended: <strong>{{.State}}</strong>{{if .Action}} ({{.Action}}){{end}}.</p>
-{{else}}<form method="post">
-<pre>{{.Context}}</pre>
-<label>Note or data (JSON object, optional)<br><textarea name="data" rows="4" cols="40"></textarea></label><br>
-{{range .Actions}}<button name="action" value="{{.}}">{{.}}</button> {{end}}
-</form>{{end}}
-</body></html>`))
-
-var actions = map[string][]string{
-	"approval": {"approve", "edit", "reject"}, "selection": {"select"}, "input": {"submit"},
-	"confirmation": {"confirm", "cancel"}, "escalation": {"retry", "skip", "abort"},
-}
-
-// handleReviewPage serves a plain review page. The token authenticates; the first visit
-// marks the case opened.
-func (s *Server) handleReviewPage(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	now := time.Now()
-	s.mu.Lock()
-	c, ok := s.cases[id]
-	if !ok || !tokenOK(c, r.URL.Query().Get("token")) {
-		s.mu.Unlock()
-		s.record(r, id, http.StatusUnauthorized)
-		http.Error(w, "invalid or missing token", http.StatusUnauthorized)
-		return
-	}
-	s.expireIfDue(c, now)
-	if c.state == "pending" {
-		c.state, c.openedAt = "opened", now
-		s.changed(c)
-	}
-	acts := actions[c.typ]
-	if acts == nil {
-		acts = actions["input"]
-	}
-	data := map[string]any{"ID": c.id, "Prompt": c.prompt, "Ended": c.terminal(), "State": c.state,
-		"Action": c.action, "Context": string(c.context), "Actions": acts}
-	s.mu.Unlock()
-	s.record(r, id, http.StatusOK)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = page.Execute(w, data)
-}
-
-// handleReviewSubmit takes the page's form: action and optional JSON data.
-func (s *Server) handleReviewSubmit(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	s.mu.Lock()
-	c, ok := s.cases[id]
-	authorized := ok && tokenOK(c, r.URL.Query().Get("token"))
-	s.mu.Unlock()
-	if !authorized {
-		s.record(r, id, http.StatusUnauthorized)
-		http.Error(w, "invalid or missing token", http.StatusUnauthorized)
-		return
-	}
-	action := r.FormValue("action")
-	var data any
-	if raw := strings.TrimSpace(r.FormValue("data")); raw != "" {
-		var obj map[string]any
-		if err := json.Unmarshal([]byte(raw), &obj); err != nil {
-			obj = map[string]any{"note": raw}
-		}
-		data = obj
-	}
-	if action == "" {
-		s.record(r, id, http.StatusBadRequest)
-		http.Error(w, "missing action", http.StatusBadRequest)
-		return
-	}
-	if err := s.Respond(id, action, data, nil); err != nil {
-		s.record(r, id, http.StatusConflict)
-		http.Error(w, "this case has already ended", http.StatusConflict)
-		return
-	}
-	s.record(r, id, http.StatusSeeOther)
-	http.Redirect(w, r, r.URL.String(), http.StatusSeeOther)
 }
 
 func firstNonEmpty(a, b string) string {

@@ -81,13 +81,13 @@ func TestReviewPage(t *testing.T) {
 	if st, _ := s.Case(it.ID()); st.State != "opened" {
 		t.Errorf("state %q after a visit, want opened", st.State)
 	}
-	resp, err := hc.PostForm(it.ReviewURL(), url.Values{"action": {"reject"}, "data": {`{"feedback":"no"}`}})
+	resp, err := hc.PostForm(it.ReviewURL(), url.Values{"action": {"reject"}, "feedback": {"no"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if !strings.Contains(string(body), "completed") || !strings.Contains(string(body), "reject") {
+	if !strings.Contains(string(body), "Answered: reject") || !strings.Contains(string(body), `&#34;feedback&#34;: &#34;no&#34;`) {
 		t.Errorf("page after submit does not show the answer: %s", body)
 	}
 	resp, err = hc.PostForm(it.ReviewURL(), url.Values{"action": {"approve"}})
