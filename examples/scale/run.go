@@ -161,6 +161,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	naiveRoots = roots
 	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP(), hitl.WithAllowPrivateAddresses()}
 	var cbURL string
+	closeReceiver := func() {}
 	if way == "callback" {
 		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{MaxKept: 2 * n})
 		if err != nil {
@@ -168,6 +169,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		}
 		srv := httptest.NewServer(cb)
 		defer srv.Close()
+		closeReceiver = srv.Close
 		cbURL = srv.URL + "/hitl/callback"
 		opts = append(opts, hitl.WithCallbacks(cb))
 	}
@@ -271,6 +273,8 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	}
 	tr.CloseIdleConnections()
 	person.CloseIdleConnections()
+	closeReceiver() // the callback receiver's connections are the server's, not the waits'
+
 	if !pause(ctx, 500*time.Millisecond) {
 		return r, ctx.Err()
 	}
