@@ -309,6 +309,21 @@ func inputAnswer(c *fakeCase, f map[string][]string) (any, map[string]string) {
 	raw, _ := json.Marshal(data)
 	var ie *hitl.InvalidError
 	if err := form.Check(raw); errors.As(err, &ie) {
+		// A field its condition hides is dropped, as the page's script does, then checked again.
+		hidden := false
+		for _, p := range ie.Problems {
+			if strings.HasPrefix(p.Problem, "must be absent") {
+				delete(data, p.Field)
+				hidden = true
+			}
+		}
+		if hidden {
+			raw, _ = json.Marshal(data)
+			ie = nil
+			_ = errors.As(form.Check(raw), &ie)
+		}
+	}
+	if ie != nil {
 		for _, p := range ie.Problems {
 			if problems[p.Field] == "" {
 				problems[p.Field] = sentence(p.Problem)
