@@ -1,0 +1,5 @@
+// Package browser drives the fake HITL service's review pages in a real, headless Chromium
+// (github.com/chromedp/chromedp), playing the person an agent forwarded a review link to.
+// It is a module of its own so that the core module does not depend on chromedp. Chromium
+// comes from the operating system (Debian: apt-get install chromium).
+package browser

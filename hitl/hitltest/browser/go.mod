@@ -1,0 +1,23 @@
+module github.com/hitlkit/hitlkit/hitl/hitltest/browser
+
+go 1.25.0
+
+require (
+	github.com/chromedp/chromedp v0.23.0
+	github.com/hitlkit/hitlkit v0.0.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/r3labs/sse/v2 v2.10.0 // indirect
+	github.com/sosodev/duration v1.4.0 // indirect
+	golang.org/x/net v0.0.0-20191116160921-f9c825593386 // indirect
+	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
+)
+
+replace github.com/hitlkit/hitlkit => ../../..
