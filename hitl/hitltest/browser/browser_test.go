@@ -41,11 +41,11 @@ func browser(t *testing.T) context.Context {
 	return bctx
 }
 
-// shot saves a full-page screenshot as name.png in the test's temporary directory, and in
+// shot saves a full-page PNG screenshot as name.png in the test's temporary directory, and in
 // $HITLKIT_SCREENSHOTS when that is set.
 func shot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -367,4 +367,3 @@ func TestExpiredAndAnsweredPages(t *testing.T) {
 		t.Errorf("Result %v", r)
 	}
 }
-
