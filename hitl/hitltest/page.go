@@ -24,7 +24,8 @@ import (
 // kv is one row of a context shown as a table.
 type kv struct {
 	Key, Value string
-	Block      bool // the value is JSON shown preformatted
+	Block      bool     // the value is JSON shown preformatted
+	List       []string // the value is a list of strings or numbers, shown as one
 }
 
 // choice is one option of a selection or one item of a confirmation.
@@ -457,6 +458,15 @@ func table(raw json.RawMessage) []kv {
 			rows = append(rows, kv{Key: label(k), Value: s})
 			continue
 		}
+		var list []any
+		if json.Unmarshal(obj[k], &list) == nil && scalars(list) {
+			row := kv{Key: label(k)}
+			for _, x := range list {
+				row.List = append(row.List, fmt.Sprint(x))
+			}
+			rows = append(rows, row)
+			continue
+		}
 		v := bytes.TrimSpace(obj[k])
 		block := len(v) > 0 && (v[0] == '{' || v[0] == '[')
 		val := string(v)
@@ -466,6 +476,18 @@ func table(raw json.RawMessage) []kv {
 		rows = append(rows, kv{Key: label(k), Value: val, Block: block})
 	}
 	return rows
+}
+
+// scalars reports whether a JSON list holds only strings, numbers and booleans.
+func scalars(list []any) bool {
+	for _, x := range list {
+		switch x.(type) {
+		case string, float64, bool:
+		default:
+			return false
+		}
+	}
+	return len(list) > 0
 }
 
 // label turns a JSON key into words: "readiness_timeout_seconds" → "Readiness timeout seconds".

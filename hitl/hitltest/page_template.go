@@ -30,7 +30,7 @@ button.primary{background:var(--accent);border-color:var(--accent);color:var(--b
 .error{color:var(--danger);font-weight:600;margin:.25rem 0 0}.invalid input,.invalid select,.invalid textarea{border-color:var(--danger)}
 .notice{border-left:4px solid var(--accent)}.notice.bad{border-left-color:var(--danger)}.notice.good{border-left-color:var(--ok)}
 .progress{color:var(--muted);font-size:.9rem;margin:0 0 .5rem}[hidden]{display:none!important}
-details summary{cursor:pointer;color:var(--muted)}
+details{margin-top:1.5rem}details summary{cursor:pointer;color:var(--muted)}dd ul{margin:0;padding-left:1.1rem}
 </style></head>
 <body><main>
 <p class="meta"><span class="badge">{{.Type}}</span>Case {{.ID}}{{if not .Ended}} · expires {{.ExpiresAt}}{{end}}</p>
@@ -39,14 +39,14 @@ details summary{cursor:pointer;color:var(--muted)}
 {{if .Ended}}
   {{if .Expired}}<section class="notice bad" role="status"><strong>This review has expired.</strong> No answer was given in time{{if .DefaultAction}}; the default action, <strong>{{.DefaultAction}}</strong>, applies{{end}}.</section>
   {{else if eq .State "cancelled"}}<section class="notice bad" role="status"><strong>This review was cancelled</strong> by the service. There is nothing left to answer.</section>
-  {{else}}<section class="notice good" role="status"><strong>Answered: {{.Answer}}</strong>. Thank you; the agent has been told.
+  {{else}}<section class="notice good" role="status"><strong>Answered: {{.Answer}}</strong>.{{if not .AlreadyAnswered}} Thank you; the agent has been told.{{end}}
   {{if .AnswerData}}<pre>{{.AnswerData}}</pre>{{end}}</section>{{end}}
 {{else}}
 <form method="post" novalidate id="review">
 {{if .Error}}<section class="notice bad" role="alert">{{.Error}}</section>{{end}}
 
 {{if eq .Type "approval"}}
-  <section aria-label="What to approve">{{if .Artifact}}<dl>{{range .Artifact}}<dt>{{.Key}}</dt><dd>{{if .Block}}<pre>{{.Value}}</pre>{{else}}{{.Value}}{{end}}</dd>{{end}}</dl>{{else}}<p>Nothing to show.</p>{{end}}</section>
+  <section aria-label="What to approve">{{if .Artifact}}<dl>{{range .Artifact}}<dt>{{.Key}}</dt><dd>{{template "value" .}}</dd>{{end}}</dl>{{else}}<p>Nothing to show.</p>{{end}}</section>
   <div class="field" id="field-feedback"><label for="feedback">Feedback <span class="hint">(required to request edits)</span></label>
   <textarea id="feedback" name="feedback">{{.Feedback}}</textarea>
   {{if .FeedbackError}}<p class="error" role="alert">{{.FeedbackError}}</p>{{end}}</div>
@@ -67,7 +67,7 @@ details summary{cursor:pointer;color:var(--muted)}
   <div class="actions"><button class="primary" name="action" value="confirm">Confirm</button><button class="danger" name="action" value="cancel">Cancel</button></div>
 
 {{else if eq .Type "escalation"}}
-  <section class="notice bad" aria-label="What went wrong">{{if .Failure}}<dl>{{range .Failure}}<dt>{{.Key}}</dt><dd>{{if .Block}}<pre>{{.Value}}</pre>{{else}}{{.Value}}{{end}}</dd>{{end}}</dl>{{else}}<p>The agent hit an error it cannot resolve alone.</p>{{end}}</section>
+  <section class="notice bad" aria-label="What went wrong">{{if .Failure}}<dl>{{range .Failure}}<dt>{{.Key}}</dt><dd>{{template "value" .}}</dd>{{end}}</dl>{{else}}<p>The agent hit an error it cannot resolve alone.</p>{{end}}</section>
   {{if .Params}}<fieldset class="card"><legend>Parameters for a retry</legend>{{range .Params}}<div class="field"><label for="param-{{.Key}}">{{.Key}}</label><input type="text" id="param-{{.Key}}" name="param.{{.Key}}" value="{{.Value}}"></div>{{end}}</fieldset>{{end}}
   <div class="field"><label for="reason">Reason <span class="hint">(optional)</span></label><textarea id="reason" name="reason">{{.Reason}}</textarea></div>
   <div class="actions"><button class="primary" name="action" value="retry">Retry</button><button name="action" value="skip">Skip</button><button class="danger" name="action" value="abort">Abort</button></div>
@@ -144,4 +144,5 @@ details summary{cursor:pointer;color:var(--muted)}
   show();
 })();
 </script>
-</body></html>`))
+</body></html>
+{{define "value"}}{{if .List}}<ul>{{range .List}}<li>{{.}}</li>{{end}}</ul>{{else if .Block}}<pre>{{.Value}}</pre>{{else}}{{.Value}}{{end}}{{end}}`))
