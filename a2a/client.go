@@ -258,7 +258,7 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 		}
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a answer's fate unknown; asking the agent", slog.String("task", p.TaskID), slog.String("err", err.Error()))
 		for {
-			if !sleep(ctx, bo.Next()) {
+			if !backoff.Pause(ctx, bo.Next(), nil) {
 				return nil, context.Cause(ctx)
 			}
 			t, gerr := c.GetTask(ctx, p.Endpoint, p.TaskID)
@@ -291,18 +291,6 @@ func stillAsks(p *Pause, t *Task) bool {
 	a, _ := json.Marshal(p.Question.Parts)
 	b, _ := json.Marshal(t.Question.Parts)
 	return string(a) == string(b)
-}
-
-// sleep waits d and reports false when ctx ended first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // call sends one request and decodes its answer.

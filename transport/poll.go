@@ -131,32 +131,13 @@ func PollRequests[T any](ctx context.Context, p *Poller, newRequest func(context
 		if o.err != nil {
 			early = nil
 		}
-		if !pause(ctx, delay, early) {
+		if !backoff.Pause(ctx, delay, early) {
 			return zero, stopped(ctx, lastErr)
 		}
-		if !pause(ctx, cfg.MinInterval-time.Since(began), nil) {
+		if !backoff.Pause(ctx, cfg.MinInterval-time.Since(began), nil) {
 			return zero, stopped(ctx, lastErr)
 		}
 	}
-}
-
-// pause waits for d, or until wake receives, and reports false when ctx ended first.
-func pause(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-	case <-wake:
-	}
-	return true
 }
 
 func stopped(ctx context.Context, last error) error {

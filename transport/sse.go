@@ -154,7 +154,7 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "event stream ended; reconnecting",
 			slog.String("url", httpx.Redact(url)), slog.Int("attempt", attempt),
 			slog.Int("events", st.Events), slog.Duration("next", delay), errAttr(err))
-		if !pause(ctx, delay, nil) {
+		if !backoff.Pause(ctx, delay, nil) {
 			return context.Cause(ctx)
 		}
 	}

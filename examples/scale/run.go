@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
@@ -209,7 +210,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	}
 
 	// Let every wait settle (first poll made, streams open), then take the measure.
-	if !pause(ctx, 3*time.Second) {
+	if !backoff.Pause(ctx, 3*time.Second, nil) {
 		return r, ctx.Err()
 	}
 	during := snap()
@@ -231,7 +232,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	var dwg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for _, i := range order {
-		if !pause(ctx, time.Until(start.Add(offsets[i]))) {
+		if !backoff.Pause(ctx, time.Until(start.Add(offsets[i])), nil) {
 			return r, ctx.Err()
 		}
 		sem <- struct{}{}
@@ -275,7 +276,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	person.CloseIdleConnections()
 	closeReceiver() // the callback receiver's connections are the server's, not the waits'
 
-	if !pause(ctx, 500*time.Millisecond) {
+	if !backoff.Pause(ctx, 500*time.Millisecond, nil) {
 		return r, ctx.Err()
 	}
 	r.Leftover = runtime.NumGoroutine() - before.goroutines
@@ -287,18 +288,6 @@ func latest(a, b time.Time) time.Time {
 		return b
 	}
 	return a
-}
-
-func pause(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	select {
-	case <-ctx.Done():
-		return false
-	case <-time.After(d):
-		return true
-	}
 }
 
 // createCases makes len(its) approval cases, 32 requests at a time, and detects each.

@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -563,4 +564,32 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// FlowCall reads one of the HITL Protocol's example flows (a conformance vector's JSON) and
+// returns the body of a call that makes the fake ask the same question: the flow's prompt
+// and context, from the first 202 in its steps.
+func FlowCall(flow []byte) (string, error) {
+	var f struct {
+		Steps []struct {
+			Response struct {
+				Body struct {
+					HITL *struct {
+						Prompt  string          `json:"prompt"`
+						Context json.RawMessage `json:"context"`
+					} `json:"hitl"`
+				} `json:"body"`
+			} `json:"response"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(flow, &f); err != nil {
+		return "", fmt.Errorf("hitltest: FlowCall: %w", err)
+	}
+	for _, st := range f.Steps {
+		if h := st.Response.Body.HITL; h != nil {
+			b, err := json.Marshal(map[string]any{"prompt": h.Prompt, "context": h.Context})
+			return string(b), err
+		}
+	}
+	return "", errors.New("hitltest: FlowCall: the flow has no hitl object")
 }

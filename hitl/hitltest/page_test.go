@@ -219,27 +219,10 @@ func TestReviewPageMultiStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flow struct {
-		Steps []struct {
-			Response struct {
-				Body struct {
-					HITL struct {
-						Context json.RawMessage `json:"context"`
-					} `json:"hitl"`
-				} `json:"body"`
-			} `json:"response"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal(raw, &flow); err != nil {
+	body, err := hitltest.FlowCall(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	var ctx json.RawMessage
-	for _, st := range flow.Steps {
-		if c := st.Response.Body.HITL.Context; len(c) > 0 {
-			ctx = c
-		}
-	}
-	body, _ := json.Marshal(map[string]any{"prompt": "Complete your contractor onboarding", "context": ctx})
 	s := hitltest.NewServer(t)
 	it := createWith(t, s, "input", string(body))
 	_, page := getPage(t, s, it)

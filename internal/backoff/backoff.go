@@ -2,6 +2,7 @@
 package backoff
 
 import (
+	"context"
 	"time"
 
 	cb "github.com/cenkalti/backoff/v4"
@@ -31,3 +32,23 @@ func (e *Exponential) Next() time.Duration { return e.b.NextBackOff() }
 
 // Reset starts the sequence again from the first delay, after a success.
 func (e *Exponential) Reset() { e.b.Reset() }
+
+// Pause waits for d, or until wake receives (a nil wake never does), and reports false when
+// ctx ended first. It starts no goroutine.
+func Pause(ctx context.Context, d time.Duration, wake <-chan struct{}) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+	case <-wake:
+	}
+	return true
+}

@@ -261,34 +261,18 @@ func TestEveryTypeInABrowser(t *testing.T) {
 	})
 }
 
-// multiStepForm is example flow 08's three-step form (contractor onboarding).
+// multiStepForm is the call that asks example flow 08's three-step form (contractor
+// onboarding).
 func multiStepForm(t *testing.T) string {
 	raw, err := os.ReadFile("../../testdata/hitl-protocol/08-multi-step-input.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flow struct {
-		Steps []struct {
-			Response struct {
-				Body struct {
-					HITL struct {
-						Context json.RawMessage `json:"context"`
-					} `json:"hitl"`
-				} `json:"body"`
-			} `json:"response"`
-		} `json:"steps"`
-	}
-	if err := json.Unmarshal(raw, &flow); err != nil {
+	body, err := hitltest.FlowCall(raw)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, st := range flow.Steps {
-		if c := st.Response.Body.HITL.Context; len(c) > 0 {
-			b, _ := json.Marshal(map[string]any{"prompt": "Complete your contractor onboarding", "context": c})
-			return string(b)
-		}
-	}
-	t.Fatal("no form in example 08")
-	return ""
+	return body
 }
 
 // TestMultiStepFormInABrowser: one step at a time, each step reported to the agent as
