@@ -46,8 +46,9 @@ func DrainClose(body io.ReadCloser) {
 
 // RetryAfter parses a Retry-After header (RFC 9110 §10.2.3) given as delay-seconds or an
 // HTTP-date. It reports false when the header is absent or unparsable. A date in the past
-// is a zero delay.
+// is a zero delay; either form is capped at a year.
 func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	const maxDelay = 365 * 24 * time.Hour
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
@@ -56,14 +57,13 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		if secs < 0 {
 			return 0, false
 		}
-		const maxSecs = int64(365 * 24 * 3600)
-		return time.Duration(min(secs, maxSecs)) * time.Second, true
+		return time.Duration(min(secs, int64(maxDelay/time.Second))) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
 		return 0, false
 	}
-	return max(t.Sub(now), 0), true
+	return min(max(t.Sub(now), 0), maxDelay), true
 }
 
 // Origin returns scheme://host[:port] of u, lower-cased, with default ports made explicit,
