@@ -24,8 +24,8 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
-	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/internal/backoff"
 )
 
 // row is what one run of one way of waiting measured.
