@@ -285,6 +285,9 @@ type CaseState struct {
 	ID, Type, State string
 	ReviewURL       string
 	Polls           int
+	// Action and Data are the answer recorded, when the case was completed.
+	Action string
+	Data   json.RawMessage
 }
 
 // Case returns a snapshot of a case.
@@ -296,7 +299,8 @@ func (s *Server) Case(id string) (CaseState, bool) {
 		return CaseState{}, false
 	}
 	s.expireIfDue(c, time.Now())
-	return CaseState{ID: c.id, Type: c.typ, State: c.state, ReviewURL: c.reviewURL(s.URL), Polls: c.polls}, true
+	return CaseState{ID: c.id, Type: c.typ, State: c.state, ReviewURL: c.reviewURL(s.URL), Polls: c.polls,
+		Action: c.action, Data: append(json.RawMessage(nil), c.data...)}, true
 }
 
 // ErrNoCase reports an unknown case id; ErrClosed a case already in a terminal state.
