@@ -397,7 +397,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	}
 	if !cs.ExpiresAt.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadlineCause(ctx, cs.ExpiresAt.Add(grace), ErrPastExpiry)
+		ctx, cancel = context.WithDeadlineCause(ctx, expiryDeadline(it).Add(grace), ErrPastExpiry)
 		defer cancel()
 	}
 
@@ -575,6 +575,21 @@ func (c *Client) follow(ctx context.Context, cs *Case, s *transport.Subscriber, 
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
 			slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
 	}
+}
+
+// expiryDeadline is when, by the agent's clock, the case's expires_at has surely passed: the
+// later of expires_at and the moment the case was received plus its lifetime (expires_at −
+// created_at), so that a service whose clock is behind the agent's does not see its cases
+// given up early.
+func expiryDeadline(it *Interrupt) time.Time {
+	cs := it.Case
+	d := cs.ExpiresAt
+	if !it.ReceivedAt.IsZero() && !cs.CreatedAt.IsZero() && cs.ExpiresAt.After(cs.CreatedAt) {
+		if local := it.ReceivedAt.Add(cs.ExpiresAt.Sub(cs.CreatedAt)); local.After(d) {
+			d = local
+		}
+	}
+	return d
 }
 
 // authorizer returns what adds the agent's credential to requests to target, or nil when

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
@@ -107,7 +108,7 @@ func detectBody(resp *http.Response, body []byte, opts *DetectOptions) (*Interru
 	if len(problems) > 0 {
 		return nil, &InvalidError{Object: "hitl", Problems: problems, Case: c}
 	}
-	it := &Interrupt{Kind: KindHITL, Message: env.Message, Case: c, Warnings: warnings}
+	it := &Interrupt{Kind: KindHITL, Message: env.Message, Case: c, Warnings: warnings, ReceivedAt: time.Now()}
 	if resp.Request != nil {
 		it.Origin = httpx.Origin(resp.Request.URL)
 	}

@@ -34,6 +34,10 @@ type Interrupt struct {
 	// Origin is scheme://host:port of the request that produced the interrupt. Credentials
 	// are sent only to this origin unless the client allows more; empty when unknown.
 	Origin string `json:"origin,omitempty"`
+	// ReceivedAt is when Detect saw the response, by the agent's clock. Wait uses it to keep
+	// a case's lifetime (expires_at − created_at) even when the service's clock is behind the
+	// agent's. Zero when unknown.
+	ReceivedAt time.Time `json:"received_at,omitzero"`
 	// Warnings lists what was odd but usable in the object (an unknown spec_version, an
 	// overlong prompt, an unparsable timeout).
 	Warnings []string `json:"warnings,omitempty"`
