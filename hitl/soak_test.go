@@ -128,4 +128,3 @@ func TestSoak(t *testing.T) {
 		t.Errorf("heap grew by %d KiB over the soak", grown>>10)
 	}
 }
-
