@@ -305,6 +305,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 		{hitltest.Fault429Date, 2, nil},
 		{hitltest.FaultMalformedJSON, 2, nil},
 		{hitltest.FaultStall, 2, nil},
+		{hitltest.FaultResetMidBody, 2, nil},
 		{hitltest.FaultOversized, 1, hitl.ErrBodyTooLarge},
 		{hitltest.FaultUnauthorized, 1, hitl.ErrUnauthorized},
 		{hitltest.FaultNotFound, 1, hitl.ErrNotFound},
@@ -346,7 +347,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 
 func faultName(f hitltest.Fault) string {
 	return map[hitltest.Fault]string{hitltest.Fault503: "503", hitltest.Fault500: "500", hitltest.Fault429: "429",
-		hitltest.Fault429Date: "429 date", hitltest.FaultMalformedJSON: "malformed", hitltest.FaultStall: "stall",
+		hitltest.Fault429Date: "429 date", hitltest.FaultMalformedJSON: "malformed", hitltest.FaultStall: "stall", hitltest.FaultResetMidBody: "reset mid-body",
 		hitltest.FaultOversized: "oversized", hitltest.FaultUnauthorized: "401", hitltest.FaultNotFound: "404",
 		hitltest.FaultGone: "410"}[f]
 }

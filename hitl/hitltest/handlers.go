@@ -219,7 +219,7 @@ func (c *fakeCase) rateLimited(now time.Time, perMinute int) (bool, time.Duratio
 
 func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f Fault) {
 	status := map[Fault]int{Fault503: 503, Fault500: 500, Fault429: 429, Fault429Date: 429,
-		FaultMalformedJSON: 200, FaultOversized: 200, FaultStall: 0, FaultUnauthorized: 401,
+		FaultMalformedJSON: 200, FaultOversized: 200, FaultStall: 0, FaultResetMidBody: 200, FaultUnauthorized: 401,
 		FaultNotFound: 404, FaultGone: 410}[f]
 	s.record(r, id, status)
 	switch f {
@@ -237,6 +237,14 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"completed","case_id":"`+id+`","result":{"act`)
 		return
+	case FaultResetMidBody:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, `{"status":"pending","case_id":"`)
+		if fl, ok := w.(http.Flusher); ok {
+			fl.Flush()
+		}
+		panic(http.ErrAbortHandler)
 	case FaultOversized:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"pending","pad":"`+strings.Repeat("x", 2<<20)+`"}`)

@@ -269,6 +269,8 @@ const (
 	FaultOversized
 	// FaultStall sends nothing until the client gives up or the server closes.
 	FaultStall
+	// FaultResetMidBody sends the headers and half a body, then resets the connection.
+	FaultResetMidBody
 	// FaultUnauthorized answers 401.
 	FaultUnauthorized
 	// FaultNotFound answers 404 {"error":"not_found"}, as the reference services do.

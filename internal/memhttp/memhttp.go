@@ -6,11 +6,16 @@ package memhttp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
 	"sync"
 )
+
+// ErrConnectionReset is what reading a response body returns after its handler panicked
+// with http.ErrAbortHandler, as a connection reset mid-body reads over a real network.
+var ErrConnectionReset = errors.New("memhttp: connection reset by the handler")
 
 // Transport runs Handler once per request, in its own goroutine, and returns the response as
 // soon as the handler writes its header (or its first byte, or returns). The handler's request
@@ -47,10 +52,18 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	w := &writer{header: make(http.Header), pw: pw, ready: make(chan struct{})}
 	go func() {
 		defer func() {
-			w.writeHeader(http.StatusOK)
 			// A body cut short by the caller's cancel must read as an error, not as a
 			// complete body.
-			_ = pw.CloseWithError(ctx.Err())
+			err := ctx.Err()
+			if r := recover(); r != nil {
+				if r != http.ErrAbortHandler {
+					panic(r)
+				}
+				// As net/http's server does, an aborting handler resets the connection.
+				err = ErrConnectionReset
+			}
+			w.writeHeader(http.StatusOK)
+			_ = pw.CloseWithError(err)
 		}()
 		t.Handler.ServeHTTP(w, in)
 	}()
