@@ -3,6 +3,7 @@ package memhttp
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"testing"
@@ -62,4 +63,22 @@ func TestCancelBeforeHeaders(t *testing.T) {
 		}
 		synctest.Wait()
 	})
+}
+
+// TestAbortResetsTheBody: a handler that aborts mid-body (http.ErrAbortHandler) makes the
+// body read fail with ErrConnectionReset after the bytes already written.
+func TestAbortResetsTheBody(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"status":"pend`)
+		panic(http.ErrAbortHandler)
+	})
+	resp, err := (&http.Client{Transport: &Transport{Handler: h}}).Get("https://x.test/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if !errors.Is(err, ErrConnectionReset) || string(b) != `{"status":"pend` {
+		t.Errorf("ReadAll = %q, %v", b, err)
+	}
 }
