@@ -10,6 +10,7 @@ package a2atest
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -144,6 +145,26 @@ func StartAgent(opts ...AgentOption) *Agent {
 	a.srv = httptest.NewServer(a)
 	a.URL, a.client = a.srv.URL, a.srv.Client()
 	return a
+}
+
+// StartAgentTLS starts an agent on a loopback port over TLS with HTTP/2, as production agents
+// are reached; [Agent.Certificate] is its certificate and [Agent.Client] trusts it. The
+// caller must Close it.
+func StartAgentTLS(opts ...AgentOption) *Agent {
+	a := newAgent(opts)
+	a.srv = httptest.NewUnstartedServer(a)
+	a.srv.EnableHTTP2 = true
+	a.srv.StartTLS()
+	a.URL, a.client = a.srv.URL, a.srv.Client()
+	return a
+}
+
+// Certificate returns the certificate of an agent started with StartAgentTLS, nil otherwise.
+func (a *Agent) Certificate() *x509.Certificate {
+	if a.srv == nil || a.srv.TLS == nil {
+		return nil
+	}
+	return a.srv.Certificate()
 }
 
 // NewAgent starts an agent on a loopback port, closed when tb's test ends.

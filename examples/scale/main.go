@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
@@ -47,9 +48,10 @@ func main() {
 	serve := flag.Bool("serve", false, "run the fake service and print its URL (used by -one)")
 	one := flag.String("one", "", "measure one way:waits and print the row as JSON (used by the parent run)")
 	events := flag.Bool("events", true, "with -serve: offer event streams")
+	agent := flag.Bool("agent", false, "with -serve: serve the fake A2A agent instead of the HITL service")
 	retryAfter := flag.Duration("retry-after", 10*time.Second, "Retry-After the fake service sends")
 	waits := flag.String("waits", "100,1000,10000", "numbers of concurrent waits, comma-separated")
-	ways := flag.String("ways", "poll,sse,callback,naive", "ways of waiting, comma-separated")
+	ways := flag.String("ways", "poll,sse,callback,naive,a2a", "ways of waiting, comma-separated (a2a: polling A2A tasks)")
 	window := flag.Duration("window", 20*time.Second, "decisions fall at random times within this window")
 	seed := flag.Int64("seed", 1, "seed of the decision times")
 	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")
@@ -59,6 +61,8 @@ func main() {
 	defer stop()
 	var err error
 	switch {
+	case *serve && *agent:
+		runAgent(cfg)
 	case *serve:
 		runServer(*events, cfg)
 	case *one != "":
@@ -149,19 +153,37 @@ func runServer(events bool, cfg config) {
 	} else {
 		svc = hitltest.StartTLS(opts...)
 	}
-	cert := ""
-	if c := svc.Certificate(); c != nil {
-		cert = base64.StdEncoding.EncodeToString(c.Raw)
-	}
-	fmt.Println(svc.URL, cert)
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	announce(svc.URL, svc.Certificate())
 	svc.Close()
+}
+
+// runAgent serves the fake A2A agent until standard input closes.
+func runAgent(cfg config) {
+	var a *a2atest.Agent
+	if cfg.HTTP1 {
+		a = a2atest.StartAgent()
+	} else {
+		a = a2atest.StartAgentTLS()
+	}
+	announce(a.URL, a.Certificate())
+	a.Close()
+}
+
+// announce prints the URL and certificate on one line, then waits for standard input to
+// close.
+func announce(url string, cert *x509.Certificate) {
+	c := ""
+	if cert != nil {
+		c = base64.StdEncoding.EncodeToString(cert.Raw)
+	}
+	fmt.Println(url, c)
+	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
 // startServer runs the fake in a child process and returns its URL, the certificate to
 // trust (nil for plain HTTP) and a stop function.
-func startServer(ctx context.Context, cfg config, events bool) (string, *x509.CertPool, func(), error) {
-	cmd := self(ctx, cfg, "-serve", "-events="+strconv.FormatBool(events))
+func startServer(ctx context.Context, cfg config, events, agent bool) (string, *x509.CertPool, func(), error) {
+	cmd := self(ctx, cfg, "-serve", "-events="+strconv.FormatBool(events), "-agent="+strconv.FormatBool(agent))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return "", nil, nil, err

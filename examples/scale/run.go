@@ -145,8 +145,11 @@ func sockets() int {
 
 // measure runs n concurrent waits of one way against a fresh fake service.
 func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
+	if way == "a2a" {
+		return measureA2A(ctx, cfg, n)
+	}
 	r := row{Way: way, Waits: n}
-	base, roots, stop, err := startServer(ctx, cfg, way == "sse")
+	base, roots, stop, err := startServer(ctx, cfg, way == "sse", false)
 	if err != nil {
 		return r, err
 	}
