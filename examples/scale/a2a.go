@@ -3,15 +3,10 @@ package main
 import (
 	"context"
 	"crypto/tls"
-	"math/rand/v2"
 	"net/http"
-	"runtime"
-	"slices"
 	"sync"
-	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
-	"github.com/hitlkit/hitlkit/internal/backoff"
 )
 
 // measureA2A runs n concurrent A2A waits: tasks paused for tool approval on the fake agent
@@ -19,7 +14,7 @@ import (
 // answered by a person's client at a random time within the window.
 func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 	r := row{Way: "a2a", Waits: n}
-	base, roots, stop, err := startServer(ctx, cfg, false, true)
+	base, roots, stop, err := startServer(ctx, cfg, false, true, false)
 	if err != nil {
 		return r, err
 	}
@@ -62,76 +57,16 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 		return r, firstErr
 	}
 	personHC.CloseIdleConnections()
-	before := snap()
-
-	type done struct {
-		at  time.Time
-		err error
+	wait := func(i int) error {
+		_, err := agent.Wait(ctx, pauses[i], nil)
+		return err
 	}
-	results := make([]done, n)
-	began := time.Now()
-	var wg sync.WaitGroup
-	for i, p := range pauses {
-		wg.Go(func() {
-			_, err := agent.Wait(ctx, p, nil)
-			results[i] = done{time.Now(), err}
-		})
+	answer := func(i int) error {
+		_, err := person.Resume(ctx, pauses[i], a2a.HectorDecision(true))
+		return err
 	}
-	if !backoff.Pause(ctx, 3*time.Second, nil) {
-		return r, ctx.Err()
-	}
-	during := snap()
-	r.HeapPerWait = float64(int64(during.heap)-int64(before.heap)) / float64(n)
-	r.RSSPerWait = float64(int64(during.rss)-int64(before.rss)) / float64(n)
-	r.GoroutinesPerWait = float64(during.goroutines-before.goroutines) / float64(n)
-	r.Sockets = during.sockets - before.sockets
-
-	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), uint64(n)))
-	offsets := make([]time.Duration, n)
-	order := make([]int, n)
-	for i := range order {
-		order[i], offsets[i] = i, time.Duration(rng.Int64N(int64(cfg.Window)))
-	}
-	slices.SortFunc(order, func(a, b int) int { return int(offsets[a] - offsets[b]) })
-	decided := make([]time.Time, n)
-	start := time.Now()
-	var dwg sync.WaitGroup
-	for _, i := range order {
-		if !backoff.Pause(ctx, time.Until(start.Add(offsets[i])), nil) {
-			return r, ctx.Err()
-		}
-		sem <- struct{}{}
-		dwg.Go(func() {
-			defer func() { <-sem }()
-			decided[i] = time.Now()
-			_, _ = person.Resume(ctx, pauses[i], a2a.HectorDecision(true))
-		})
-	}
-	dwg.Wait()
-	wg.Wait()
-
-	var lastDecision, lastDone time.Time
-	lat := make([]time.Duration, 0, n)
-	for i, d := range results {
-		if d.err != nil {
-			r.Failed++
-			continue
-		}
-		r.MinRequests += int64((decided[i].Sub(began)+cfg.RetryAfter-1)/cfg.RetryAfter) + 1
-		lastDecision, lastDone = latest(lastDecision, decided[i]), latest(lastDone, d.at)
-		lat = append(lat, d.at.Sub(decided[i]))
-	}
-	r.LastDecisionToDone = lastDone.Sub(lastDecision)
-	slices.Sort(lat)
-	if len(lat) > 0 {
-		r.P50, r.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
-	}
-	r.Requests, r.Bytes = cnt.requests.Load(), cnt.bytes.Load()
-	tr.CloseIdleConnections()
-	personHC.CloseIdleConnections()
-	if !backoff.Pause(ctx, 500*time.Millisecond, nil) {
-		return r, ctx.Err()
-	}
-	r.Leftover = runtime.NumGoroutine() - before.goroutines
-	return r, nil
+	return runWaits(ctx, cfg, r, &cnt, wait, answer, func() {
+		tr.CloseIdleConnections()
+		personHC.CloseIdleConnections()
+	})
 }

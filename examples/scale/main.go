@@ -34,6 +34,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/hxp/hxptest"
 )
 
 // config is one run's settings; the parent passes it to each measuring process.
@@ -49,9 +50,10 @@ func main() {
 	one := flag.String("one", "", "measure one way:waits and print the row as JSON (used by the parent run)")
 	events := flag.Bool("events", true, "with -serve: offer event streams")
 	agent := flag.Bool("agent", false, "with -serve: serve the fake A2A agent instead of the HITL service")
+	hxpServer := flag.Bool("hxp", false, "with -serve: serve the fake HXP server instead of the HITL service")
 	retryAfter := flag.Duration("retry-after", 10*time.Second, "Retry-After the fake service sends")
 	waits := flag.String("waits", "100,1000,10000", "numbers of concurrent waits, comma-separated")
-	ways := flag.String("ways", "poll,sse,callback,naive,a2a", "ways of waiting, comma-separated (a2a: polling A2A tasks)")
+	ways := flag.String("ways", "poll,sse,callback,naive,a2a,hxp", "ways of waiting, comma-separated (a2a: polling A2A tasks; hxp: HXP requests over WebSocket)")
 	window := flag.Duration("window", 20*time.Second, "decisions fall at random times within this window")
 	seed := flag.Int64("seed", 1, "seed of the decision times")
 	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")
@@ -63,6 +65,10 @@ func main() {
 	switch {
 	case *serve && *agent:
 		runAgent(cfg)
+	case *serve && *hxpServer:
+		svc := hxptest.Start()
+		announce(svc.URL, nil)
+		svc.Close()
 	case *serve:
 		runServer(*events, cfg)
 	case *one != "":
@@ -182,8 +188,8 @@ func announce(url string, cert *x509.Certificate) {
 
 // startServer runs the fake in a child process and returns its URL, the certificate to
 // trust (nil for plain HTTP) and a stop function.
-func startServer(ctx context.Context, cfg config, events, agent bool) (string, *x509.CertPool, func(), error) {
-	cmd := self(ctx, cfg, "-serve", "-events="+strconv.FormatBool(events), "-agent="+strconv.FormatBool(agent))
+func startServer(ctx context.Context, cfg config, events, agent, hxpServer bool) (string, *x509.CertPool, func(), error) {
+	cmd := self(ctx, cfg, "-serve", "-events="+strconv.FormatBool(events), "-agent="+strconv.FormatBool(agent), "-hxp="+strconv.FormatBool(hxpServer))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return "", nil, nil, err

@@ -145,11 +145,14 @@ func sockets() int {
 
 // measure runs n concurrent waits of one way against a fresh fake service.
 func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
-	if way == "a2a" {
+	switch way {
+	case "a2a":
 		return measureA2A(ctx, cfg, n)
+	case "hxp":
+		return measureHXP(ctx, cfg, n)
 	}
 	r := row{Way: way, Waits: n}
-	base, roots, stop, err := startServer(ctx, cfg, way == "sse", false)
+	base, roots, stop, err := startServer(ctx, cfg, way == "sse", false, false)
 	if err != nil {
 		return r, err
 	}
@@ -188,9 +191,31 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		return r, err
 	}
 	person.CloseIdleConnections()
-	before := snap()
+	wait := func(i int) error {
+		if way == "naive" {
+			return naiveWait(ctx, its[i].Case.PollURL)
+		}
+		_, err := client.Wait(ctx, its[i], &hitl.WaitOptions{PollOnly: way == "poll", NoReminders: true})
+		return err
+	}
+	answer := func(i int) error { return decide(ctx, person, its[i].Case.ReviewURL) }
+	counted := &cnt
+	if way == "naive" {
+		counted = &naiveCounter
+	}
+	return runWaits(ctx, cfg, r, counted, wait, answer, func() {
+		tr.CloseIdleConnections()
+		person.CloseIdleConnections()
+		closeReceiver() // the callback receiver's connections are the server's, not the waits'
+	})
+}
 
-	// Wait on every case.
+// runWaits is one measurement: n waits started at once (wait(i) for each), measured once
+// they settled, each decided (answer(i)) at a random time within the window, then the
+// results and the goroutines left after cleanup. cnt counts the waits' traffic.
+func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer func(i int) error, cleanup func()) (row, error) {
+	n := r.Waits
+	before := snap()
 	type done struct {
 		at  time.Time
 		err error
@@ -198,18 +223,11 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	results := make([]done, n)
 	began := time.Now()
 	var wg sync.WaitGroup
-	for i, it := range its {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var err error
-			if way == "naive" {
-				err = naiveWait(ctx, it.Case.PollURL)
-			} else {
-				_, err = client.Wait(ctx, it, &hitl.WaitOptions{PollOnly: way == "poll", NoReminders: true})
-			}
+	for i := range n {
+		wg.Go(func() {
+			err := wait(i)
 			results[i] = done{time.Now(), err}
-		}()
+		})
 	}
 
 	// Let every wait settle (first poll made, streams open), then take the measure.
@@ -239,15 +257,13 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 			return r, ctx.Err()
 		}
 		sem <- struct{}{}
-		dwg.Add(1)
-		go func() {
-			defer dwg.Done()
+		dwg.Go(func() {
 			defer func() { <-sem }()
 			decided[i] = time.Now()
-			if err := decide(ctx, person, its[i].Case.ReviewURL); err != nil {
+			if err := answer(i); err != nil {
 				fmt.Fprintln(os.Stderr, "scale: decide:", err)
 			}
-		}()
+		})
 	}
 	dwg.Wait()
 	wg.Wait()
@@ -259,8 +275,8 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 			r.Failed++
 			continue
 		}
-		// HITL §8 pacing: a poll at the start and one every Retry-After until the decision
-		// shows, that is ⌈T/R⌉+1 polls for a case decided T after its wait began.
+		// The pacing's minimum: a poll at the start and one every Retry-After until the
+		// decision shows, that is ⌈T/R⌉+1 polls for a case decided T after its wait began.
 		r.MinRequests += int64((decided[i].Sub(began)+cfg.RetryAfter-1)/cfg.RetryAfter) + 1
 		lastDecision = latest(lastDecision, decided[i])
 		lastDone = latest(lastDone, d.at)
@@ -272,13 +288,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		r.P50, r.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
 	}
 	r.Requests, r.Bytes = cnt.requests.Load(), cnt.bytes.Load()
-	if way == "naive" {
-		r.Requests, r.Bytes = naiveCounter.requests.Load(), naiveCounter.bytes.Load()
-	}
-	tr.CloseIdleConnections()
-	person.CloseIdleConnections()
-	closeReceiver() // the callback receiver's connections are the server's, not the waits'
-
+	cleanup()
 	if !backoff.Pause(ctx, 500*time.Millisecond, nil) {
 		return r, ctx.Err()
 	}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/hxp/hxptest"
+)
+
+func keyOf(k string) func(context.Context) (string, error) {
+	return func(context.Context) (string, error) { return k, nil }
+}
+
+// measureHXP runs n concurrent HXP waits (one poll, then the request's WebSocket) on the
+// fake HXP server over plain HTTP/1.1 — WebSockets do not ride HTTP/2 here — each resolved
+// by the human at a random time within the window.
+func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
+	r := row{Way: "hxp", Waits: n}
+	base, _, stop, err := startServer(ctx, cfg, false, false, true)
+	if err != nil {
+		return r, err
+	}
+	defer stop()
+	personHC := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16}}
+	defer personHC.CloseIdleConnections()
+	common := []hxp.Option{hxp.WithHTTPClient(personHC), hxp.WithAllowLocalHTTP()}
+	creator, err := hxp.NewClient(base, append(common, hxp.WithAgentKey(keyOf(hxptest.DefaultAgentKey)))...)
+	if err != nil {
+		return r, err
+	}
+	human, err := hxp.NewClient(base, append(common, hxp.WithHumanToken(keyOf(hxptest.DefaultHumanToken)))...)
+	if err != nil {
+		return r, err
+	}
+	var cnt counter
+	hc, tr := newHTTPClient(&cnt, nil)
+	// Over HTTP/1.1 an idle pool as deep as the number of waits would keep one poll
+	// connection per wait beside its WebSocket; a pool of 64 is what an agent would configure.
+	tr.MaxIdleConnsPerHost = 64
+	agent, err := hxp.NewClient(base, hxp.WithHTTPClient(hc), hxp.WithAllowLocalHTTP(),
+		hxp.WithAgentKey(keyOf(hxptest.DefaultAgentKey)), hxp.WithPollInterval(cfg.RetryAfter))
+	if err != nil {
+		return r, err
+	}
+
+	created := make([]*hxp.Created, n)
+	var (
+		cwg      sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, 32)
+	)
+	for i := range created {
+		sem <- struct{}{}
+		cwg.Go(func() {
+			defer func() { <-sem }()
+			cr, err := creator.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, Priority: hxp.PriorityNormal, TimeoutSeconds: 3600,
+				Fallback: hxp.FallbackPause, Decide: &hxp.Decide{Question: "Approve $99/mo Stripe plan?", Options: []string{"Approve", "Deny"}}})
+			created[i] = cr
+			mu.Lock()
+			firstErr = cmpOr(firstErr, err)
+			mu.Unlock()
+		})
+	}
+	cwg.Wait()
+	if firstErr != nil {
+		return r, firstErr
+	}
+	personHC.CloseIdleConnections()
+	wait := func(i int) error {
+		_, err := agent.Wait(ctx, created[i], nil)
+		return err
+	}
+	answer := func(i int) error {
+		_, err := human.Resolve(ctx, created[i].RequestID, "Approve", "")
+		return err
+	}
+	return runWaits(ctx, cfg, r, &cnt, wait, answer, func() {
+		tr.CloseIdleConnections()
+		personHC.CloseIdleConnections()
+	})
+}
