@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"net/http"
-	"sync"
 
 	"github.com/hitlkit/hitlkit/a2a"
 )
@@ -35,26 +34,15 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 	}
 
 	pauses := make([]*a2a.Pause, n)
-	var cwg sync.WaitGroup
-	sem := make(chan struct{}, 32)
-	var firstErr error
-	var mu sync.Mutex
-	for i := range pauses {
-		sem <- struct{}{}
-		cwg.Go(func() {
-			defer func() { <-sem }()
-			ev, err := person.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("clean up")}}, nil)
-			if err == nil {
-				pauses[i] = a2a.NewPause(ep, ev.Task)
-			}
-			mu.Lock()
-			firstErr = cmpOr(firstErr, err)
-			mu.Unlock()
-		})
-	}
-	cwg.Wait()
-	if firstErr != nil {
-		return r, firstErr
+	err = forEach(n, func(i int) error {
+		ev, err := person.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("clean up")}}, nil)
+		if err == nil {
+			pauses[i] = a2a.NewPause(ep, ev.Task)
+		}
+		return err
+	})
+	if err != nil {
+		return r, err
 	}
 	personHC.CloseIdleConnections()
 	wait := func(i int) error {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"sync"
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
@@ -46,27 +45,14 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 	}
 
 	created := make([]*hxp.Created, n)
-	var (
-		cwg      sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		sem      = make(chan struct{}, 32)
-	)
-	for i := range created {
-		sem <- struct{}{}
-		cwg.Go(func() {
-			defer func() { <-sem }()
-			cr, err := creator.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, Priority: hxp.PriorityNormal, TimeoutSeconds: 3600,
-				Fallback: hxp.FallbackPause, Decide: &hxp.Decide{Question: "Approve $99/mo Stripe plan?", Options: []string{"Approve", "Deny"}}})
-			created[i] = cr
-			mu.Lock()
-			firstErr = cmpOr(firstErr, err)
-			mu.Unlock()
-		})
-	}
-	cwg.Wait()
-	if firstErr != nil {
-		return r, firstErr
+	err = forEach(n, func(i int) error {
+		var err error
+		created[i], err = creator.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, Priority: hxp.PriorityNormal, TimeoutSeconds: 3600,
+			Fallback: hxp.FallbackPause, Decide: &hxp.Decide{Question: "Approve $99/mo Stripe plan?", Options: []string{"Approve", "Deny"}}})
+		return err
+	})
+	if err != nil {
+		return r, err
 	}
 	personHC.CloseIdleConnections()
 	wait := func(i int) error {

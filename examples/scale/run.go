@@ -303,42 +303,48 @@ func latest(a, b time.Time) time.Time {
 	return a
 }
 
-// createCases makes len(its) approval cases, 32 requests at a time, and detects each.
+// createCases makes len(its) approval cases and detects each.
 func createCases(ctx context.Context, hc *http.Client, client *hitl.Client, base, cbURL string, its []*hitl.Interrupt) error {
 	body := "{}"
 	if cbURL != "" {
 		b, _ := json.Marshal(map[string]string{hitl.CallbackURLField: cbURL})
 		body = string(b)
 	}
+	return forEach(len(its), func(i int) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/actions/approval", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		its[i], err = client.Detect(resp)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		if err == nil && its[i] == nil {
+			err = errors.New("no interrupt in the answer")
+		}
+		return err
+	})
+}
+
+// forEach runs f for 0..n-1, 32 at a time, and returns the first error.
+func forEach(n int, f func(i int) error) error {
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
 		first error
 		sem   = make(chan struct{}, 32)
 	)
-	for i := range its {
+	for i := range n {
 		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer func() { <-sem }()
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/actions/approval", strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := hc.Do(req)
-			if err == nil {
-				its[i], err = client.Detect(resp)
-				_, _ = io.Copy(io.Discard, resp.Body)
-				_ = resp.Body.Close()
-				if err == nil && its[i] == nil {
-					err = errors.New("no interrupt in the answer")
-				}
-			}
-			if err != nil {
+			if err := f(i); err != nil {
 				mu.Lock()
 				first = cmpOr(first, err)
 				mu.Unlock()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return first
