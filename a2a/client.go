@@ -334,6 +334,7 @@ func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, 
 // *transport.StatusError, temporary for 408, 429 and 5xx.
 func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, error) {
 	ev, err := decode(body, wantID)
+	err = scrub(err, resp.Request)
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	var ae *Error
 	switch {
@@ -343,19 +344,14 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 		ae.HTTPStatus = resp.StatusCode
 		return nil, ae
 	}
-	se := &transport.StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(resp.Request.URL.String()), Body: truncate(body, 512)}
+	se := &transport.StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(resp.Request.URL.String()),
+		Body: httpx.ScrubBytes(body, 512, httpx.Secrets(resp.Request)...)}
 	if c := resp.StatusCode; c == 408 || c == 429 || c >= 500 {
 		return nil, transport.Temporary(se)
 	}
 	return nil, se
 }
 
-func truncate(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
-}
 
 // temporary reports the answers a wait rides out: a body that is not JSON (a proxy's page
 // with 200), and an agent's internal or generic server error.

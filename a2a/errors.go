@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
 // Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
@@ -78,10 +81,7 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, " %s", e.Reason)
 	}
 	if m := e.Message; m != "" {
-		if len(m) > 200 {
-			m = m[:200] + "…"
-		}
-		fmt.Fprintf(&b, ": %s", m)
+		fmt.Fprintf(&b, ": %s", httpx.Scrub(m, 200))
 	}
 	return b.String()
 }
@@ -135,6 +135,27 @@ func (e *MalformedError) Error() string {
 }
 
 func (e *MalformedError) Unwrap() []error { return []error{ErrMalformed, e.Problem} }
+
+// scrub bounds the text an agent sent back into err (an [*Error]'s message and reason, a
+// [*MalformedError]'s detail) and redacts every secret req carried, so that an agent echoing
+// the credential cannot get it into an error string or a log.
+func scrub(err error, req *http.Request) error {
+	if err == nil {
+		return nil
+	}
+	secrets := httpx.Secrets(req)
+	var ae *Error
+	if errors.As(err, &ae) {
+		ae.Message = httpx.Scrub(ae.Message, 200, secrets...)
+		ae.Reason = httpx.Scrub(ae.Reason, 64, secrets...)
+		ae.Data = httpx.ScrubBytes(ae.Data, len(ae.Data), secrets...)
+	}
+	var me *MalformedError
+	if errors.As(err, &me) {
+		me.Detail = httpx.Scrub(me.Detail, 120, secrets...)
+	}
+	return err
+}
 
 func malformed(problem error, detail string) error {
 	return &MalformedError{Problem: problem, Detail: detail}

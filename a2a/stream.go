@@ -120,7 +120,7 @@ func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *Send
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		return nil, err
+		return nil, scrub(err, req)
 	}
 	if t := ev.Task; t != nil && !t.State.Terminal() && !t.State.Interrupted() {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended early", slog.String("task", t.ID), slog.String("state", string(t.State)))

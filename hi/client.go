@@ -152,7 +152,9 @@ func decodeInteraction(raw []byte) (*Interaction, error) {
 // its policy and returns the Result (completed with the outcome, or failed with the
 // conflict). An endpoint that marks an interaction resolved although its responses do not
 // meet the policy — the spec's own example does, counting only approvals — gives a failed
-// Result saying so. Errors: ErrNotFound, a malformed interaction, or context.Cause(ctx).
+// Result saying so. Errors: ErrNotFound, a malformed interaction, an answer for another
+// interaction ([*transport.MismatchError]: never another interaction's decision), or
+// context.Cause(ctx).
 func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error) {
 	if id == "" {
 		return nil, errors.New("hi: Wait: empty id")
@@ -162,6 +164,9 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 		it, err := decodeInteraction(body)
 		if err != nil {
 			return nil, false, err
+		}
+		if it.InteractionID != id {
+			return nil, false, &transport.MismatchError{Object: "interaction", Want: id, Got: it.InteractionID}
 		}
 		if it.Status != StatusResolved {
 			return nil, false, nil

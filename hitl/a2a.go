@@ -84,7 +84,7 @@ func detectA2A(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 func interruptOf(p *a2a.Pause, resp *http.Response) *Interrupt {
 	it := &Interrupt{Kind: kindOf(p.Class), Task: p}
 	if resp != nil && resp.Request != nil {
-		it.Origin = httpx.Origin(resp.Request.URL)
+		it.Origin = httpx.CalledOrigin(resp)
 	} else {
 		it.Origin = httpx.OriginOf(p.Endpoint.URL)
 	}

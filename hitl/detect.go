@@ -109,9 +109,7 @@ func detectBody(resp *http.Response, body []byte, opts *DetectOptions) (*Interru
 		return nil, &InvalidError{Object: "hitl", Problems: problems, Case: c}
 	}
 	it := &Interrupt{Kind: KindHITL, Message: env.Message, Case: c, Warnings: warnings, ReceivedAt: time.Now()}
-	if resp.Request != nil {
-		it.Origin = httpx.Origin(resp.Request.URL)
-	}
+	it.Origin = httpx.CalledOrigin(resp)
 	return it, nil
 }
 

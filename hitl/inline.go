@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -200,6 +201,13 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	if resp.StatusCode != http.StatusOK {
 		e := &SubmitError{StatusCode: resp.StatusCode}
 		e.Code, e.Message = errorBody(raw)
+		secrets := append(httpx.Secrets(req), cs.SubmitToken, cs.ReviewURL)
+		if u, err := url.Parse(cs.ReviewURL); err == nil {
+			for _, vs := range u.Query() {
+				secrets = append(secrets, vs...)
+			}
+		}
+		e.Code, e.Message = httpx.Scrub(e.Code, 64, secrets...), httpx.Scrub(e.Message, 200, secrets...)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			e.RetryAfter, _ = httpx.RetryAfter(resp.Header, time.Now())
 		}
@@ -319,7 +327,7 @@ func (t *ButtonTable) Buttons(it *Interrupt) []InlineButton {
 	if len(choices) == 0 {
 		return nil
 	}
-	h := buttonHandle(it.Case.CaseID)
+	h := buttonHandle(it)
 	t.mu.Lock()
 	if t.m == nil {
 		t.m = make(map[string]*Interrupt)
@@ -350,16 +358,25 @@ func (t *ButtonTable) Lookup(data string) (it *Interrupt, action string, ok bool
 	return it, action, true
 }
 
-// Remove forgets the case's buttons.
+// Remove forgets the buttons of every case with this id, whichever service it came from.
 func (t *ButtonTable) Remove(caseID string) {
 	t.mu.Lock()
-	delete(t.m, buttonHandle(caseID))
-	t.mu.Unlock()
+	defer t.mu.Unlock()
+	for h, it := range t.m {
+		if it.Case.CaseID == caseID {
+			delete(t.m, h)
+		}
+	}
 }
 
-// buttonHandle is 8 characters derived from the case id: short enough for any platform's
-// button data, and revealing nothing a URL would.
-func buttonHandle(caseID string) string {
-	sum := sha256.Sum256([]byte(caseID))
+// buttonHandle is 8 characters derived from the service's origin and the case id: short
+// enough for any platform's button data, revealing nothing a URL would, and different for two
+// services that happen to use the same case id.
+func buttonHandle(it *Interrupt) string {
+	origin := it.Origin
+	if origin == "" {
+		origin = httpx.OriginOf(it.Case.PollURL)
+	}
+	sum := sha256.Sum256([]byte(origin + "\n" + it.Case.CaseID))
 	return base64.RawURLEncoding.EncodeToString(sum[:6])
 }

@@ -68,12 +68,18 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if u.Scheme == "http" && !(c.allowLocalHTTP && isLocal(u.Hostname())) {
 		return nil, errors.New("hxp: NewClient: HXP requires TLS (§7); http is allowed only for localhost with WithAllowLocalHTTP")
 	}
+	// No request follows a redirect, the WebSocket handshake included: a 3xx would carry the
+	// agent's key or the human's token to wherever it points. A 3xx is an [*APIError].
+	hc := *c.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = &hc
 	return c, nil
 }
 
 func isLocal(host string) bool { return host == "localhost" || host == "127.0.0.1" || host == "::1" }
 
-// WithHTTPClient sends every request through a copy of hc.
+// WithHTTPClient sends every request through a copy of hc. Its redirect policy is replaced:
+// the client never follows a redirect.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
@@ -246,7 +252,7 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp", slog.String("op", op),
 		slog.String("url", httpx.Redact(target)), slog.Int("status", resp.StatusCode))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, apiError(op, resp.StatusCode, raw)
+		return nil, apiError(op, resp.StatusCode, raw, c.secrets(ctx, req))
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
@@ -256,8 +262,24 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 	return resp.Header, nil
 }
 
-// apiError reads the error body of the reference server ({"error","message"}) leniently.
-func apiError(op string, code int, raw []byte) *APIError {
+// secrets lists what must never reach an error string: what req carries, and the agent's
+// key and the human's token (a server may echo either, whichever was sent).
+func (c *Client) secrets(ctx context.Context, req *http.Request) []string {
+	out := httpx.Secrets(req)
+	for _, source := range []func(context.Context) (string, error){c.agentKey, c.humanToken} {
+		if source == nil {
+			continue
+		}
+		if v, err := source(ctx); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// apiError reads the error body of the reference server ({"error","message"}) leniently. The
+// server's code and message are bounded and have every secret in secrets redacted.
+func apiError(op string, code int, raw []byte, secrets []string) *APIError {
 	e := &APIError{Op: op, StatusCode: code}
 	var b struct {
 		Error   json.RawMessage `json:"error"`
@@ -272,7 +294,7 @@ func apiError(op string, code int, raw []byte) *APIError {
 		}
 		e.Message = b.Message
 	}
-	e.Code, e.Message = clip(e.Code, 64), clip(e.Message, 200)
+	e.Code, e.Message = httpx.Scrub(e.Code, 64, secrets...), httpx.Scrub(e.Message, 200, secrets...)
 	return e
 }
 

@@ -159,7 +159,7 @@ func (c *Client) pollOnce(ctx context.Context, pollURL string, decode transport.
 // status machine of §4.1 is this one switch.
 func stateResult(cr *Created, st *State) (*Result, *Update, error) {
 	if st.RequestID != "" && st.RequestID != cr.RequestID {
-		return nil, nil, fmt.Errorf("hxp: answer for request %q, not %q", st.RequestID, cr.RequestID)
+		return nil, nil, &transport.MismatchError{Object: "request", Want: cr.RequestID, Got: st.RequestID}
 	}
 	req := cr.Request
 	if req == nil {
@@ -188,8 +188,12 @@ func stateResult(cr *Created, st *State) (*Result, *Update, error) {
 }
 
 func receiptResult(cr *Created, rc *Receipt, req *Request) (*Result, *Update, error) {
-	if rc.RequestID == "" {
+	switch rc.RequestID {
+	case "":
 		rc.RequestID = cr.RequestID
+	case cr.RequestID:
+	default:
+		return nil, nil, &transport.MismatchError{Object: "receipt", Want: cr.RequestID, Got: rc.RequestID}
 	}
 	r := rc.result(req)
 	if r == nil {

@@ -72,3 +72,30 @@ func IsTemporary(err error) bool {
 	var t temporaryError
 	return errors.As(err, &t)
 }
+
+// ErrMismatch: an answer, receipt, task or notification concerns another case, request,
+// task or interaction than the one asked about. It is never taken as the outcome.
+var ErrMismatch = errors.New("answer for another id")
+
+// MismatchError names both ids of an answer that concerns another object than the one asked
+// about (errors.Is(err, ErrMismatch)). The ids are clipped to 128 bytes each.
+type MismatchError struct {
+	// Object is what the ids name: "case", "request", "receipt", "task", "interaction".
+	Object string
+	// Want is the id asked about; Got the id the answer carried.
+	Want, Got string
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("answer for %s %q, not %q", e.Object, clipID(e.Got), clipID(e.Want))
+}
+
+// Is matches ErrMismatch.
+func (e *MismatchError) Is(target error) bool { return target == ErrMismatch }
+
+func clipID(s string) string {
+	if len(s) > 128 {
+		return s[:128] + "…"
+	}
+	return s
+}

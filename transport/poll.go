@@ -222,20 +222,22 @@ func pollOnce[T any](ctx context.Context, cfg *Poller, newRequest func(context.C
 				slog.String("url", httpx.Redact(url)))
 		}
 	case code == http.StatusTooManyRequests, code == http.StatusRequestTimeout, code >= 500:
-		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), statusError(resp, url))
+		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), statusError(resp, req))
 		o.temporary = true
 		if code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
 			o.hint = -1
 		}
 	default:
-		o.err = fmt.Errorf("poll: %w", statusError(resp, url))
+		o.err = fmt.Errorf("poll: %w", statusError(resp, req))
 	}
 	return o
 }
 
-func statusError(resp *http.Response, url string) *StatusError {
+// statusError keeps the first 512 bytes of the body as evidence, without the secrets req
+// carried.
+func statusError(resp *http.Response, req *http.Request) *StatusError {
 	b, _ := httpx.ReadLimited(resp.Body, 512)
-	return &StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(url), Body: b}
+	return &StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(req.URL.String()), Body: httpx.ScrubBytes(b, 512, httpx.Secrets(req)...)}
 }
 
 func (p *Poller) withDefaults() Poller {

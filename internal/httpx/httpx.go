@@ -3,6 +3,7 @@
 package httpx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultBodyLimit is the largest response body read when the caller sets no limit.
@@ -89,6 +91,21 @@ func Origin(u *url.URL) string {
 	return scheme + "://" + host + ":" + port
 }
 
+// CalledOrigin returns the Origin of the request the caller made for resp: the first request of
+// the redirect chain Go's client followed, not the last hop. Credentials belong to that origin
+// only: a redirect to another host must not let the host it points at receive them. It
+// returns "" when resp carries no request.
+func CalledOrigin(resp *http.Response) string {
+	if resp == nil || resp.Request == nil {
+		return ""
+	}
+	req := resp.Request
+	for req.Response != nil && req.Response.Request != nil {
+		req = req.Response.Request
+	}
+	return Origin(req.URL)
+}
+
 // OriginOf parses raw and returns its Origin, or "" when raw is not an absolute URL.
 func OriginOf(raw string) string {
 	u, err := url.Parse(raw)
@@ -143,4 +160,77 @@ func ReadPost(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool
 		return nil, false
 	}
 	return body, true
+}
+
+// minSecret is the shortest value Scrub treats as a secret: shorter values (a query's "1",
+// a scheme name) would blank out ordinary words.
+const minSecret = 6
+
+// Scrub prepares text a server sent back for an error string: every secret in secrets (at
+// least 6 bytes long; shorter ones are ignored) is replaced by "[redacted]", control
+// characters become spaces, and the result is cut to at most n bytes on a rune boundary,
+// "…" marking a cut. n ≤ 0 means 200.
+func Scrub(text string, n int, secrets ...string) string {
+	if n <= 0 {
+		n = 200
+	}
+	for _, s := range secrets {
+		if len(s) >= minSecret {
+			text = strings.ReplaceAll(text, s, "[redacted]")
+		}
+	}
+	text = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, text)
+	if len(text) <= n {
+		return text
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut] + "…"
+}
+
+// ScrubBytes is [Scrub] for raw evidence kept on an error: the secrets are replaced and the
+// bytes cut to n, without other changes.
+func ScrubBytes(b []byte, n int, secrets ...string) []byte {
+	for _, s := range secrets {
+		if len(s) >= minSecret {
+			b = bytes.ReplaceAll(b, []byte(s), []byte("[redacted]"))
+		}
+	}
+	if len(b) > n {
+		b = b[:n]
+	}
+	return b
+}
+
+// Secrets lists the secret values req carries: the Authorization header whole and its
+// credential after the scheme, the password of the URL's userinfo, and every query value
+// (review and submit URLs carry their token in the query). A server that echoes one of them
+// back must not get it into an error string; see [Scrub].
+func Secrets(req *http.Request) []string {
+	if req == nil {
+		return nil
+	}
+	var out []string
+	for _, v := range req.Header.Values("Authorization") {
+		out = append(out, v)
+		if _, cred, ok := strings.Cut(v, " "); ok {
+			out = append(out, strings.TrimSpace(cred))
+		}
+	}
+	if req.URL != nil {
+		if p, ok := req.URL.User.Password(); ok {
+			out = append(out, p)
+		}
+		for _, vs := range req.URL.Query() {
+			out = append(out, vs...)
+		}
+	}
+	return out
 }
