@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
@@ -28,9 +29,12 @@ const (
 //
 // Answers: 401 when the token or the Authorization header does not match (nothing is
 // delivered); 200 for a notification it accepted, for a duplicate (delivered once), and for
-// a task id no wait expects (ignored, as 0.3 §9.5 asks); 400 for a body that is not A2A;
-// 405 for a method other than POST; 413 past MaxBody. Set the fields before serving; a
-// PushReceiver is then safe for concurrent use.
+// a task id no wait expects (ignored, as 0.3 §9.5 asks); 400 for a body that is not A2A or
+// not read within ReadTimeout; 405 for a method other than POST; 413 past MaxBody; 503 when
+// MaxConcurrentReads bodies are being read. A notification whose token or Authorization
+// header is wrong is refused before its body is read. Anyone can reach the receiver: serve
+// it from an [http.Server] with ReadHeaderTimeout set. Set the fields before serving; a
+// PushReceiver is then safe for concurrent use, and must not be copied.
 type PushReceiver struct {
 	// Token is the token the push configuration registered; it must arrive in
 	// X-A2A-Notification-Token or A2A-Notification-Token. Empty: not checked.
@@ -43,23 +47,40 @@ type PushReceiver struct {
 	// JWT, when set, requires a signed notification and verifies it (see [JWTVerifier]);
 	// Authorization is then not compared.
 	JWT *JWTVerifier
-	// MaxBody: 0 means 1 MiB.
+	// MaxBody is the largest body read. 0 means 64 KiB: anyone can reach the receiver.
 	MaxBody int64
+	// ReadTimeout bounds the reading of one body; a slow or stalled sender is cut off. 0
+	// means 10 s.
+	ReadTimeout time.Duration
+	// MaxConcurrentReads caps the bodies read at once; more are answered 503 at once. 0
+	// means 64.
+	MaxConcurrentReads int
 	// Logger receives a debug record per notification (task id and state only). Nil is silent.
 	Logger *slog.Logger
 
-	mailbox transport.Mailbox
-	mu      sync.Mutex
-	expect  map[string]int
+	mailbox    transport.Mailbox
+	mu         sync.Mutex
+	expect     map[string]int
+	intake     httpx.Intake
+	intakeOnce sync.Once
 }
 
 // ServeHTTP implements http.Handler.
 func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, ok := httpx.ReadPost(w, req, r.MaxBody)
+	if req.Method == http.MethodPost && !r.headersAuthentic(req) {
+		// Refused on its headers alone: the body is not read.
+		r.log(req, slog.LevelWarn, "push refused: bad or missing credentials")
+		httpx.Refuse(w, http.StatusUnauthorized, "unauthorized")
+		return
+	}
+	r.intakeOnce.Do(func() {
+		r.intake = httpx.Intake{Limit: r.MaxBody, Timeout: r.ReadTimeout, MaxReads: r.MaxConcurrentReads}
+	})
+	body, ok := r.intake.ReadPost(w, req)
 	if !ok {
 		return
 	}
-	if !r.authentic(req, body) {
+	if r.JWT != nil && r.JWT.Verify(req.Context(), req.Header.Get(authorizationName), body) != nil {
 		r.log(req, slog.LevelWarn, "push refused: bad or missing credentials")
 		http.Error(w, "unauthorized", http.StatusUnauthorized)
 		return
@@ -87,7 +108,9 @@ func (r *PushReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusOK)
 }
 
-func (r *PushReceiver) authentic(req *http.Request, body []byte) bool {
+// headersAuthentic checks what the headers alone can prove: the token and the exact
+// Authorization header. A JWT is checked once the body is read (it signs the body's hash).
+func (r *PushReceiver) headersAuthentic(req *http.Request) bool {
 	h := req.Header
 	if r.Token == "" && r.Authorization == "" && r.JWT == nil {
 		return false
@@ -101,10 +124,7 @@ func (r *PushReceiver) authentic(req *http.Request, body []byte) bool {
 			return false
 		}
 	}
-	switch {
-	case r.JWT != nil:
-		return r.JWT.Verify(req.Context(), h.Get(authorizationName), body) == nil
-	case r.Authorization != "":
+	if r.JWT == nil && r.Authorization != "" {
 		return subtle.ConstantTimeCompare([]byte(h.Get(authorizationName)), []byte(r.Authorization)) == 1
 	}
 	return true

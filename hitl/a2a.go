@@ -62,7 +62,7 @@ func isA2AResponse(resp *http.Response, always bool) bool {
 // (working, done, a message, an agent's error) is no interrupt; a body that is not A2A is an
 // *a2a.MalformedError, never a pause.
 func detectA2A(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
-	body, err := readAndRestore(resp, opts.MaxBody)
+	body, err := readAndRestore(resp, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: read A2A body: %w", httpx.StripURL(err))
 	}

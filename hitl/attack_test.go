@@ -2,16 +2,22 @@ package hitl_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/flood"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -117,4 +123,102 @@ func (r *authRecorder) counts() (int, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.n, r.withAuth
+}
+
+// TestCallbacksFlood: 1,000 connections reach the callback receiver at once. Each either
+// declares 1 MiB and sends all but a byte, or declares 32 KiB, sends half and stalls. The
+// receiver reads at most 64 KiB of each, a few at a time, cuts the stalled ones at its read
+// deadline, and the extra heap stays under 64 MiB.
+func TestCallbacksFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000 loopback connections")
+	}
+	for _, a := range []flood.Attack{
+		{Conns: 1000, Declared: 1 << 20, Sent: 1<<20 - 1},
+		{Conns: 1000, Declared: 32 << 10, Sent: 16 << 10},
+	} {
+		t.Run(fmt.Sprintf("declared %d sent %d", a.Declared, a.Sent), func(t *testing.T) {
+			cb, err := hitl.NewCallbacks([]byte("callback-secret"), &hitl.CallbacksOptions{ReadTimeout: time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := flood.Run(t, cb, a, 10*time.Second)
+			t.Logf("statuses %v, at most %d handlers at once, extra heap %.1f MiB, last handler freed %v after the last byte",
+				r.Statuses, r.PeakHandlers, float64(r.ExtraHeap)/(1<<20), r.Freed.Round(time.Millisecond))
+			if r.ExtraHeap >= 64<<20 {
+				t.Errorf("extra heap %d bytes, want under 64 MiB", r.ExtraHeap)
+			}
+			if n := r.Statuses[http.StatusOK]; n != 0 {
+				t.Errorf("%d unsigned bodies accepted", n)
+			}
+			refused := r.Statuses[http.StatusServiceUnavailable] + r.Statuses[http.StatusRequestEntityTooLarge] + r.Statuses[http.StatusBadRequest]
+			if refused != a.Conns {
+				t.Errorf("statuses %v: want every connection refused with 400, 413 or 503", r.Statuses)
+			}
+		})
+	}
+}
+
+// TestDoTrickledAnswer: a service answers 202 and then trickles its body, a byte now and
+// then, or stops mid-body. Do reads the body under its read deadline and fails with
+// ErrBodyTimeout instead of hanging, whatever the caller's context, both in memory (virtual
+// time, the 30 s default) and over a real loopback connection (a short deadline).
+func TestDoTrickledAnswer(t *testing.T) {
+	stall := func(trickle bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusAccepted)
+			_, _ = io.WriteString(w, `{"status":"human_input_required","hitl":{`)
+			w.(http.Flusher).Flush()
+			tick := time.NewTicker(5 * time.Second)
+			defer tick.Stop()
+			for {
+				select {
+				case <-r.Context().Done():
+					return
+				case <-tick.C:
+					if trickle {
+						_, _ = io.WriteString(w, " ")
+						w.(http.Flusher).Flush()
+					}
+				}
+			}
+		}
+	}
+	for _, trickle := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in memory, trickle %v", trickle), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := newClient(t, &memhttp.Transport{Handler: stall(trickle)}, hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+				began := time.Now()
+				resp, err := c.Do(t.Context(), post(t, "https://api.svc.example/v1/search", ""), nil)
+				if !errors.Is(err, hitl.ErrBodyTimeout) {
+					t.Fatalf("Do = %v, want ErrBodyTimeout", err)
+				}
+				if d := time.Since(began); d != hitl.DefaultReadTimeout {
+					t.Errorf("gave up after %v, want %v", d, hitl.DefaultReadTimeout)
+				}
+				if resp != nil {
+					_ = resp.Body.Close()
+				}
+			})
+		})
+	}
+	t.Run("loopback", func(t *testing.T) {
+		srv := httptest.NewServer(stall(true))
+		defer srv.Close()
+		c, err := hitl.NewClient(hitl.WithHTTPClient(srv.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
+			hitl.WithReadTimeout(200*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		resp, err := c.Do(ctx, post(t, srv.URL, ""), nil)
+		if !errors.Is(err, hitl.ErrBodyTimeout) {
+			t.Fatalf("Do = %v, want ErrBodyTimeout", err)
+		}
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+	})
 }

@@ -29,8 +29,11 @@ const (
 //
 // Answers: 200 for a verified callback, duplicates included (a (case_id, event) pair wakes
 // its wait once); 401 for a missing or bad signature (nothing is delivered); 400 for a
-// verified body that is not a callback; 405, 413 and 503 (too many callbacks kept for waits
-// that have not begun). A callback that arrives before its Wait begins is kept, by default
+// verified body that is not a callback, or a body not read within the read timeout; 405, 413
+// and 503 (too many callbacks kept for waits that have not begun, or too many bodies being
+// read at once). Anyone can reach it, so bodies are read under a size limit and a deadline,
+// a few at a time (see [CallbacksOptions]); serve it from an [http.Server] with
+// ReadHeaderTimeout set, as the README shows. A callback that arrives before its Wait begins is kept, by default
 // for an hour, and wakes the Wait when it begins. Both documented bodies are accepted:
 // {event, case_id, completed_at, result} and {event, case_id, timestamp, …}.
 //
@@ -43,8 +46,15 @@ type Callbacks struct {
 // CallbacksOptions tunes [NewCallbacks]. A nil *CallbacksOptions or a zero field means the
 // default.
 type CallbacksOptions struct {
-	// MaxBody is the largest callback body read. Default 1 MiB.
+	// MaxBody is the largest callback body read. Default 64 KiB: anyone can reach the
+	// receiver, and a body is verified only once read.
 	MaxBody int64
+	// ReadTimeout bounds the reading of one body; a slow or stalled sender is cut off.
+	// Default 10 s.
+	ReadTimeout time.Duration
+	// MaxConcurrentReads caps the bodies read at once; more are answered 503 at once.
+	// Default 64.
+	MaxConcurrentReads int
 	// Keep is how long a callback that arrived before its Wait began is kept. Default 1 h.
 	Keep time.Duration
 	// MaxKept bounds how many such callbacks are kept. Default 10,000.
@@ -66,8 +76,10 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 	key := append([]byte(nil), secret...)
 	cb := &Callbacks{box: transport.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}}
 	cb.recv = transport.Receiver{
-		Mailbox: &cb.box,
-		MaxBody: o.MaxBody,
+		Mailbox:            &cb.box,
+		MaxBody:            o.MaxBody,
+		ReadTimeout:        o.ReadTimeout,
+		MaxConcurrentReads: o.MaxConcurrentReads,
 		Logger:  o.Logger,
 		Verify: func(h http.Header, body []byte) bool {
 			return transport.VerifyHMACSHA256(key, body, h.Get(SignatureHeader), signaturePrefix)

@@ -66,8 +66,11 @@ func NewClient(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// WithHTTPClient sends requests and polls through a copy of hc: its transport, redirect
-// policy and instrumentation apply. hc's Timeout should be 0, since a poll is bounded on its own.
+// WithHTTPClient sends requests and polls through a copy of hc: its transport and
+// instrumentation apply, and its redirect policy to the calls given to [Client.Do] (polls,
+// event streams and submits never follow a redirect). hc's Timeout should be 0, since it would
+// cut every long-lived event stream: each poll has its own 30 s timeout, the body of a call's
+// 202 is read within [WithReadTimeout], and the caller's context bounds the rest.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
@@ -190,6 +193,19 @@ func WithMaxBodySize(n int64) Option {
 			return errors.New("WithMaxBodySize: size must be positive")
 		}
 		c.detect.MaxBody = n
+		return nil
+	}
+}
+
+// WithReadTimeout bounds reading the body of a call's 202 or A2A answer (see
+// [DetectOptions].ReadTimeout). Default 30 s. The caller's context still bounds the call as a
+// whole; this deadline holds even when that context has none.
+func WithReadTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return errors.New("WithReadTimeout: not positive")
+		}
+		c.detect.ReadTimeout = d
 		return nil
 	}
 }

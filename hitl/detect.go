@@ -2,11 +2,13 @@ package hitl
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
@@ -36,7 +38,19 @@ type DetectOptions struct {
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
 	// ErrBodyTooLarge and is still restored whole for the caller.
 	MaxBody int64
+	// ReadTimeout bounds reading the 202 (or A2A) body, which Detect reads whatever the
+	// caller's context: a service that trickles its answer, or stops mid-body, makes
+	// Detect fail with ErrBodyTimeout (the body is then closed). 0 means
+	// DefaultReadTimeout.
+	ReadTimeout time.Duration
 }
+
+// DefaultReadTimeout is how long Detect may take to read a 202 or A2A body.
+const DefaultReadTimeout = 30 * time.Second
+
+// ErrBodyTimeout: the body Detect had to read did not arrive within
+// [DetectOptions].ReadTimeout.
+var ErrBodyTimeout = errors.New("hitl: response body not read within the read timeout")
 
 // Detect reports whether resp asks for a human.
 //
@@ -69,7 +83,7 @@ func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 	if a2aAnswer {
 		return detectA2A(resp, opts)
 	}
-	body, err := readAndRestore(resp, opts.MaxBody)
+	body, err := readAndRestore(resp, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: read 202 body: %w", httpx.StripURL(err))
 	}
@@ -113,14 +127,23 @@ func detectBody(resp *http.Response, body []byte, opts *DetectOptions) (*Interru
 	return it, nil
 }
 
-// readAndRestore reads at most limit bytes of resp.Body and replaces the body with one that
-// yields the same bytes, followed by the unread rest when the limit was hit.
-func readAndRestore(resp *http.Response, limit int64) ([]byte, error) {
-	if limit <= 0 {
-		limit = httpx.DefaultBodyLimit
-	}
+// readAndRestore reads at most opts.MaxBody bytes of resp.Body within opts.ReadTimeout and
+// replaces the body with one that yields the same bytes, followed by the unread rest when the
+// limit was hit. When the deadline passes first the body is closed (which ends a blocked read
+// in net/http's transports) and the error is ErrBodyTimeout.
+func readAndRestore(resp *http.Response, opts *DetectOptions) ([]byte, error) {
+	limit := cmp.Or(max(opts.MaxBody, 0), httpx.DefaultBodyLimit)
 	orig := resp.Body
+	var late atomic.Bool
+	deadline := time.AfterFunc(cmp.Or(max(opts.ReadTimeout, 0), DefaultReadTimeout), func() {
+		late.Store(true)
+		_ = orig.Close()
+	})
 	body, err := io.ReadAll(io.LimitReader(orig, limit+1))
+	if !deadline.Stop() && late.Load() {
+		resp.Body = http.NoBody
+		return nil, ErrBodyTimeout
+	}
 	if int64(len(body)) > limit {
 		resp.Body = &restoredBody{Reader: io.MultiReader(bytes.NewReader(body), orig), closer: orig}
 		return nil, fmt.Errorf("%w (%d bytes)", httpx.ErrBodyTooLarge, limit)

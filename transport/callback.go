@@ -141,10 +141,17 @@ func orDefault[T int | time.Duration](v, def T) T {
 // Receiver is an http.Handler for notifications a server POSTs to the agent: it reads a
 // bounded body, verifies it, and hands it to a [Mailbox].
 //
+// Anyone can reach a receiver, and a body can be verified only once it is read, so every body
+// is read under a size limit and a deadline, and only so many at once (see the fields).
+// Serve it from an [http.Server] with ReadHeaderTimeout set (10 s is plenty), so that a
+// client cannot hold a connection by trickling its headers either.
+//
 // Answers: 200 for a verified notification, duplicates included (so the sender stops
-// retrying); 401 when Verify refuses (nothing is delivered); 400 when Parse fails; 405 for a
-// method other than POST; 413 for a body over MaxBody; 503 when the mailbox is full; 500
-// when a required field is missing. A Receiver is safe for concurrent use once set up.
+// retrying); 401 when Verify refuses (nothing is delivered); 400 when Parse fails or the
+// body is not read within ReadTimeout; 405 for a method other than POST; 413 for a body over
+// MaxBody; 503 when the mailbox is full or MaxConcurrentReads bodies are being read; 500 when
+// a required field is missing. A Receiver is safe for concurrent use once set up; it must not
+// be copied after first use.
 type Receiver struct {
 	// Mailbox receives the notifications. Required.
 	Mailbox *Mailbox
@@ -152,10 +159,19 @@ type Receiver struct {
 	Verify func(h http.Header, body []byte) bool
 	// Parse returns the key (case or task id) and event of a verified body. Required.
 	Parse func(body []byte) (key, event string, err error)
-	// MaxBody: 0 means 1 MiB.
+	// MaxBody is the largest body read. 0 means 64 KiB.
 	MaxBody int64
+	// ReadTimeout bounds the reading of one body: a slow or stalled sender is cut off. 0
+	// means 10 s.
+	ReadTimeout time.Duration
+	// MaxConcurrentReads caps the bodies read at once; more are answered 503 at once. 0
+	// means 64.
+	MaxConcurrentReads int
 	// Logger receives a debug record per notification (key and event only). Nil is silent.
 	Logger *slog.Logger
+
+	intake     httpx.Intake
+	intakeOnce sync.Once
 }
 
 // ServeHTTP implements http.Handler.
@@ -164,7 +180,10 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "receiver not configured", http.StatusInternalServerError)
 		return
 	}
-	body, ok := httpx.ReadPost(w, r, rc.MaxBody)
+	rc.intakeOnce.Do(func() {
+		rc.intake = httpx.Intake{Limit: rc.MaxBody, Timeout: rc.ReadTimeout, MaxReads: rc.MaxConcurrentReads}
+	})
+	body, ok := rc.intake.ReadPost(w, r)
 	if !ok {
 		return
 	}

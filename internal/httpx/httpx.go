@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -139,27 +140,107 @@ func StripURL(err error) error {
 	return err
 }
 
-// ReadPost reads the bounded body of a notification POSTed to a receiver. It answers the
-// request itself and reports false when the method is not POST (405), the body is over limit
-// (413; 0 means DefaultBodyLimit) or unreadable (400). The unread rest of the body is
-// drained, up to 4 KiB, so the connection can be reused.
-func ReadPost(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, bool) {
+// Defaults of an [Intake]'s zero fields: what a handler anyone can reach reads before it
+// knows who sent the body.
+const (
+	DefaultIntakeLimit    = 64 << 10
+	DefaultIntakeTimeout  = 10 * time.Second
+	DefaultIntakeReadsCap = 64
+)
+
+// Intake reads the bodies of notifications POSTed to a public receiver (callbacks, push
+// notifications), which anyone can reach and which cannot authenticate a body before reading
+// it. Each body is bounded in size (Limit) and in time (Timeout: the connection's read
+// deadline, so a slow or stalled body is cut), and at most MaxReads bodies are read at once;
+// past that a request is answered 503 at once, without reading.
+//
+// Zero fields mean the defaults. Set the fields before first use; an Intake must not be
+// copied after. It is safe for concurrent use.
+type Intake struct {
+	Limit    int64
+	Timeout  time.Duration
+	MaxReads int
+
+	once  sync.Once
+	slots chan struct{}
+}
+
+// ReadPost reads the body of r. It answers the request itself and reports false when the
+// method is not POST (405), MaxReads bodies are being read already (503 with Retry-After),
+// the body is over Limit (413), or unreadable or not read within Timeout (400). The unread
+// rest of the body is drained, up to 4 KiB, so the connection can be reused.
+func (in *Intake) ReadPost(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		Refuse(w, http.StatusMethodNotAllowed, "method not allowed")
 		return nil, false
 	}
-	body, err := ReadLimited(r.Body, limit)
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4<<10))
+	in.once.Do(func() {
+		n := in.MaxReads
+		if n <= 0 {
+			n = DefaultIntakeReadsCap
+		}
+		in.slots = make(chan struct{}, n)
+	})
+	select {
+	case in.slots <- struct{}{}:
+		defer func() { <-in.slots }()
+	default:
+		w.Header().Set("Retry-After", "5")
+		Refuse(w, http.StatusServiceUnavailable, "busy")
+		return nil, false
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultIntakeLimit
+	}
+	timeout := in.Timeout
+	if timeout <= 0 {
+		timeout = DefaultIntakeTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	var body io.Reader = r.Body
+	if http.NewResponseController(w).SetReadDeadline(deadline) != nil {
+		// A server without read deadlines (an in-memory one): the deadline is checked
+		// between reads, which cuts a trickle but not a read that never returns.
+		body = &deadlineReader{r: r.Body, deadline: deadline}
+	}
+	b, err := ReadLimited(body, limit)
+	if err == nil || errors.Is(err, ErrBodyTooLarge) {
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	}
 	switch {
 	case errors.Is(err, ErrBodyTooLarge):
-		http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+		Refuse(w, http.StatusRequestEntityTooLarge, "body too large")
 		return nil, false
 	case err != nil:
-		http.Error(w, "could not read body", http.StatusBadRequest)
+		Refuse(w, http.StatusBadRequest, "could not read body")
 		return nil, false
 	}
-	return body, true
+	return b, true
+}
+
+// Refuse answers a request whose body was not (wholly) read, and closes the connection
+// after the answer: otherwise net/http's server would try to read the rest of the body
+// before answering, and a client that stalls would hold the connection with no deadline.
+func Refuse(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+}
+
+// errDeadline: a body read past its deadline.
+var errDeadline = errors.New("read deadline passed")
+
+type deadlineReader struct {
+	r        io.Reader
+	deadline time.Time
+}
+
+func (d *deadlineReader) Read(p []byte) (int, error) {
+	if !time.Now().Before(d.deadline) {
+		return 0, errDeadline
+	}
+	return d.r.Read(p)
 }
 
 // minSecret is the shortest value Scrub treats as a secret: shorter values (a query's "1",
