@@ -352,7 +352,6 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 	return nil, se
 }
 
-
 // temporary reports the answers a wait rides out: a body that is not JSON (a proxy's page
 // with 200), and an agent's internal or generic server error.
 func temporary(err error) bool {

@@ -80,7 +80,7 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		MaxBody:            o.MaxBody,
 		ReadTimeout:        o.ReadTimeout,
 		MaxConcurrentReads: o.MaxConcurrentReads,
-		Logger:  o.Logger,
+		Logger:             o.Logger,
 		Verify: func(h http.Header, body []byte) bool {
 			return transport.VerifyHMACSHA256(key, body, h.Get(SignatureHeader), signaturePrefix)
 		},
