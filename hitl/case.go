@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hitlkit/hitlkit/internal/duration"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // ReviewType is a case's type (HITL Protocol §10). Types starting with "x-" are a service's
@@ -337,17 +339,58 @@ func checkServiceURL(u string, o *DetectOptions) string {
 	return "must use https"
 }
 
-// privateHost reports whether host is localhost or an IP literal no public service has.
+// privateHost reports whether host is localhost (with or without the root's trailing dot,
+// subdomains included) or an IP literal no public service has, in any spelling a resolver
+// accepts: 127.1, 2130706433, 0x7f.1, 0177.0.0.1, ::ffff:127.0.0.1. It is the early, clear
+// check; the dialer checks what a name resolves to.
 func privateHost(host string) bool {
-	if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	ip, err := netip.ParseAddr(host)
 	if err != nil {
-		return false
+		var ok bool
+		if ip, ok = looseIPv4(host); !ok {
+			return false
+		}
 	}
-	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified()
+	return !transport.PublicAddr(ip)
+}
+
+// looseIPv4 parses the IPv4 spellings of inet_aton(3): one to four parts, each decimal, octal
+// (leading 0) or hex (0x), the last part filling the remaining bytes.
+func looseIPv4(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var out [4]byte
+	for i, p := range parts {
+		if p == "" || strings.ContainsAny(p, "_+-") {
+			return netip.Addr{}, false
+		}
+		v, err := strconv.ParseUint(p, 0, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		if i < len(parts)-1 {
+			if v > 255 {
+				return netip.Addr{}, false
+			}
+			out[i] = byte(v)
+			continue
+		}
+		rest := 4 - i
+		if v >= 1<<(8*rest) {
+			return netip.Addr{}, false
+		}
+		for j := 3; j >= i; j-- {
+			out[j] = byte(v)
+			v >>= 8
+		}
+	}
+	return netip.AddrFrom4(out), true
 }
 
 func jsonKind(raw []byte) string {

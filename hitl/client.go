@@ -27,6 +27,7 @@ const DefaultGrace = time.Minute
 // per-wait state.
 type Client struct {
 	http           *http.Client
+	service        *http.Client // http, dialling public addresses only unless allowed
 	logger         *slog.Logger
 	forward        Forwarder
 	callbacks      *Callbacks
@@ -62,6 +63,10 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	if c.minInterval > c.maxInterval {
 		return nil, errors.New("hitl: NewClient: minimum poll interval is above the maximum")
+	}
+	c.service = c.http
+	if !c.detect.AllowPrivateAddresses {
+		c.service = transport.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
 	}
 	return c, nil
 }
@@ -160,8 +165,15 @@ func WithAllowLocalHTTP() Option {
 	}
 }
 
-// WithAllowPrivateAddresses accepts HTTPS service URLs on localhost or private, loopback and
-// link-local IP literals (see [DetectOptions].AllowPrivateAddresses). Default: refused.
+// WithAllowPrivateAddresses accepts service URLs (poll, events, submit, discovery) that are
+// or resolve to private addresses (see [DetectOptions].AllowPrivateAddresses). Default:
+// refused twice — a URL whose host is localhost or a private IP literal makes the hitl object
+// invalid, and the connection itself is checked where it is dialled: requests to service URLs
+// go through a copy of the HTTP client whose dialer ([transport.PublicDialer]) refuses any
+// host that resolves to a loopback, private, link-local or unspecified address, in whatever
+// spelling, with an error matching [transport.ErrPrivateAddress] that ends the wait. That
+// check applies when the client's transport is an *http.Transport (the default); wrap the
+// dialer of any other transport yourself. With WithAllowLocalHTTP, loopback is allowed.
 func WithAllowPrivateAddresses() Option {
 	return func(c *Client) error {
 		c.detect.AllowPrivateAddresses = true
@@ -419,7 +431,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 
 	interval, lo, hi := c.pacing(cs.PollURL)
 	p := &transport.Poller{
-		Client:      c.http,
+		Client:      c.service,
 		Authorize:   c.authorizer(it, cs.PollURL, auth),
 		Interval:    interval,
 		MinInterval: lo,
@@ -478,7 +490,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	// none, and while the poll fails a terminal event could not be confirmed anyway.
 	follow := func() {}
 	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, &c.detect) == "" {
-		s := &transport.Subscriber{Client: c.http, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
+		s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
 		follow = sync.OnceFunc(func() { wg.Go(func() { c.follow(ctx, cs, s, report, kick) }) })
 	}
 	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || cs.EventsURL != "" && !o.PollOnly) {

@@ -23,9 +23,11 @@ type DetectOptions struct {
 	// v0.7+ permits for development. Default false: every URL must be HTTPS.
 	AllowLocalHTTP bool
 	// AllowPrivateAddresses accepts HTTPS URLs whose host is localhost or a loopback,
-	// private or link-local IP literal. Default false: such a poll, events, callback or submit
-	// URL makes the hitl object invalid, so a hostile service cannot point the agent (and its
-	// credentials) into the agent's own network. Host names are not resolved.
+	// private or link-local IP literal, in any spelling (127.1, 2130706433, 0x7f.1,
+	// localhost.). Default false: such a poll, events, callback or submit URL makes the hitl
+	// object invalid, so a hostile service cannot point the agent (and its credentials) into
+	// the agent's own network. Detect does not resolve host names; a [Client] checks what they
+	// resolve to where it dials (see [WithAllowPrivateAddresses]).
 	AllowPrivateAddresses bool
 	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
 	// instead of a warning. Default false.

@@ -221,7 +221,7 @@ func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, e
 		return nil, fmt.Errorf("hitl: discover: %w", httpx.StripURL(err))
 	}
 	req.Header.Set("Accept", "application/json")
-	hc := *c.http
+	hc := *c.service
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := retry.Do(&hc, req, retry.Policy{})
 	if err != nil {

@@ -189,7 +189,9 @@ func pollOnce[T any](ctx context.Context, cfg *Poller, newRequest func(context.C
 	resp, err := cfg.Client.Do(req)
 	if err != nil {
 		// net/http puts the full URL, query included, in *url.Error; keep only its cause.
-		o.err, o.temporary = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err)), true
+		// A refused private address stays refused: no retry changes where the name points.
+		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err))
+		o.temporary = !errors.Is(err, ErrPrivateAddress)
 		return o
 	}
 	defer httpx.DrainClose(resp.Body)
