@@ -1,13 +1,18 @@
 package a2a_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/flood"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
 
 // TestPushReceiverFlood: 1,000 connections reach the push receiver at once with the right
@@ -42,6 +47,50 @@ func TestPushReceiverFlood(t *testing.T) {
 			}
 			if n != a.Conns {
 				t.Errorf("statuses %v, want every connection refused with one of %v", r.Statuses, want)
+			}
+		})
+	}
+}
+
+// TestEchoedSecretsStayOutOfErrors: an agent that echoes the bearer token in its error
+// message, its error data or an unknown kind gets none of it into an error string.
+func TestEchoedSecretsStayOutOfErrors(t *testing.T) {
+	const token = "agent-bearer-0123456789"
+	for name, answer := range map[string]func(echo string) string{
+		"error message": func(echo string) string {
+			return `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"bad ` + echo + strings.Repeat("x", 5000) + `","data":{"got":"` + echo + `"}}}`
+		},
+		"unknown kind": func(echo string) string {
+			return `{"jsonrpc":"2.0","id":1,"result":{"kind":"` + echo + `","id":"t1"}}`
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, answer(r.Header.Get("Authorization")))
+			})
+			c, err := a2a.NewClient(a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}),
+				a2a.WithAuthorize(func(_ context.Context, req *http.Request) error {
+					req.Header.Set("Authorization", "Bearer "+token)
+					return nil
+				}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.GetTask(t.Context(), a2a.Endpoint{URL: "https://agent.test/a2a/v1", Binding: a2a.JSONRPC03}, "t1")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			var ae *a2a.Error
+			if errors.As(err, &ae) {
+				msg += ae.Message + ae.Reason + string(ae.Data)
+			}
+			if strings.Contains(msg, token) {
+				t.Errorf("the token is in the error: %q", msg)
+			}
+			if len(err.Error()) > 400 {
+				t.Errorf("error of %d bytes", len(err.Error()))
 			}
 		})
 	}

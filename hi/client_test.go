@@ -96,3 +96,26 @@ func TestEndpointClient(t *testing.T) {
 		t.Errorf("Wait on an unknown interaction: %v", err)
 	}
 }
+
+// TestWaitNeverReturnsAnotherInteraction: an endpoint that answers the poll for one
+// interaction with another, resolved one does not make Wait return that decision.
+func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
+	other := message(1, hi.Majority)
+	other.InteractionID = "int_other"
+	if _, err := other.Record(hi.Feedback{ParticipantID: "p1", Action: "approve"}); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(other)
+	}))
+	defer srv.Close()
+	c, err := hi.NewClient(srv.URL, srv.Client(), time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Wait(t.Context(), "int_mine")
+	var me *transport.MismatchError
+	if res != nil || !errors.As(err, &me) || me.Want != "int_mine" || me.Got != "int_other" {
+		t.Fatalf("Wait = %+v, %v; want a MismatchError", res, err)
+	}
+}

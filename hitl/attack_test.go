@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -242,5 +243,55 @@ func TestPrivateHostSpellings(t *testing.T) {
 		if _, err := hitl.Detect(response202(t, "https://api.svc.example/v1/search", body), nil); err != nil {
 			t.Errorf("%s: Detect = %v, want accepted", host, err)
 		}
+	}
+}
+
+// TestSubmitErrorEchoesNoSecret: a submit endpoint that echoes the submit token and the
+// review token in its error code and message gets neither into the SubmitError.
+func TestSubmitErrorEchoesNoSecret(t *testing.T) {
+	it := flowInterrupt(t, loadSteps(t, "09-inline-confirmation.json"))
+	review, _ := url.Parse(it.ReviewURL())
+	reviewToken := review.Query().Get("token")
+	submitToken := it.Case.SubmitToken
+	if reviewToken == "" || submitToken == "" {
+		t.Fatal("the flow has no tokens to echo")
+	}
+	body := `{"error":"bad ` + submitToken + `","message":"token ` + reviewToken + ` or ` + submitToken + strings.Repeat(" pad", 5000) + `"}`
+	c := newClient(t, &script{replies: []reply{{status: 403, body: body}}})
+	_, err := c.SubmitInline(t.Context(), it, hitl.InlineAnswer{Action: "confirm", Via: hitl.ViaSlack,
+		By: hitl.Submitter{Platform: "slack", PlatformUserID: "U1"}})
+	var se *hitl.SubmitError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v", err)
+	}
+	all := err.Error() + se.Code + se.Message
+	for _, secret := range []string{submitToken, reviewToken} {
+		if strings.Contains(all, secret) {
+			t.Errorf("secret %.6s… is in the error", secret)
+		}
+	}
+	if len(se.Message) > 210 || len(se.Code) > 70 {
+		t.Errorf("code of %d and message of %d bytes", len(se.Code), len(se.Message))
+	}
+}
+
+// TestButtonsOfTwoServices: two services that use the same case_id get different button
+// handles, and each button resolves to its own service's interrupt.
+func TestButtonsOfTwoServices(t *testing.T) {
+	a := flowInterrupt(t, loadSteps(t, "09-inline-confirmation.json"))
+	b := *a
+	bc := *a.Case
+	bc.SubmitURL = strings.Replace(bc.SubmitURL, "https://", "https://other.", 1)
+	b.Case, b.Origin = &bc, "https://other.example:443"
+	var table hitl.ButtonTable
+	ba, bb := table.Buttons(a), table.Buttons(&b)
+	if len(ba) == 0 || len(bb) == 0 || ba[0].Data == bb[0].Data {
+		t.Fatalf("buttons %v and %v", ba, bb)
+	}
+	if got, _, ok := table.Lookup(ba[0].Data); !ok || got != a {
+		t.Errorf("first service's button resolves to %v", got)
+	}
+	if got, _, ok := table.Lookup(bb[0].Data); !ok || got != &b {
+		t.Errorf("second service's button resolves to %v", got)
 	}
 }
