@@ -21,6 +21,29 @@ type Ask func(ctx context.Context, it *Interaction, p Participant) (Feedback, er
 // ErrResolved is the cause given to the asks still waiting when the policy has decided.
 var ErrResolved = errors.New("hi: interaction resolved")
 
+// DefaultMaxParticipants is how many participants FanOut asks at most, unless
+// [WithMaxParticipants] raises it: a message written by a model must not make the agent
+// ask a thousand people.
+const DefaultMaxParticipants = 100
+
+// ErrTooManyParticipants: an interaction has more participants than FanOut may ask.
+var ErrTooManyParticipants = errors.New("hi: too many participants")
+
+// FanOutOption tunes one [FanOut].
+type FanOutOption func(*fanOutConfig)
+
+type fanOutConfig struct{ maxParticipants int }
+
+// WithMaxParticipants lets FanOut ask up to n participants (default 100). n ≤ 0 keeps the
+// default.
+func WithMaxParticipants(n int) FanOutOption {
+	return func(c *fanOutConfig) {
+		if n > 0 {
+			c.maxParticipants = n
+		}
+	}
+}
+
 // FanOut asks every participant at once and records each response as it arrives; as soon as
 // the policy decides, it stops the asks still waiting (their context ends with cause
 // ErrResolved) and returns the Result with the tally. Responses that arrive meanwhile are
@@ -30,9 +53,22 @@ var ErrResolved = errors.New("hi: interaction resolved")
 // Result is failed with the tally's explanation; when an ask failed, the error is returned
 // instead, since that participant's answer is unknown. FanOut returns only after every ask
 // has returned. it is updated (History, Status) and must not be used concurrently.
-func FanOut(ctx context.Context, it *Interaction, ask Ask) (*transport.Result, Tally, error) {
+//
+// An interaction with more than DefaultMaxParticipants participants (see
+// [WithMaxParticipants]) is refused with ErrTooManyParticipants before anyone is asked. The
+// responses are tallied as they arrive, in constant time each.
+func FanOut(ctx context.Context, it *Interaction, ask Ask, opts ...FanOutOption) (*transport.Result, Tally, error) {
 	if it == nil || len(it.Participants) == 0 || ask == nil {
 		return nil, Tally{}, errors.New("hi: FanOut needs an interaction with participants, and an Ask")
+	}
+	cfg := fanOutConfig{maxParticipants: DefaultMaxParticipants}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if n := len(it.Participants); n > cfg.maxParticipants {
+		return nil, Tally{}, fmt.Errorf("%w: %d, at most %d", ErrTooManyParticipants, n, cfg.maxParticipants)
 	}
 	if err := it.Validate(); err != nil {
 		return nil, Tally{}, err
@@ -52,10 +88,9 @@ func FanOut(ctx context.Context, it *Interaction, ask Ask) (*transport.Result, T
 			answers <- answer{p, f, err}
 		})
 	}
-	var (
-		tally = Evaluate(it)
-		errs  []error
-	)
+	tally := Evaluate(it)
+	count := newCounter(it, &tally)
+	var errs []error
 	for range it.Participants {
 		a := <-answers
 		switch {
@@ -69,7 +104,7 @@ func FanOut(ctx context.Context, it *Interaction, ask Ask) (*transport.Result, T
 				a.f.Timestamp = time.Now().UTC()
 			}
 			it.History = append(it.History, a.f)
-			tally = Evaluate(it)
+			count.add(a.f)
 			if tally.Resolved {
 				it.Status = StatusResolved
 				stop(ErrResolved)
@@ -77,6 +112,7 @@ func FanOut(ctx context.Context, it *Interaction, ask Ask) (*transport.Result, T
 		}
 	}
 	wg.Wait()
+	tally.explain(len(it.Participants))
 	switch {
 	case tally.Resolved:
 		return tally.Result(it.InteractionID), tally, nil

@@ -133,7 +133,8 @@ func Parse(data []byte) (*Interaction, error) {
 	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
 		return nil, &ParseError{Problems: []Problem{{"$", "not a JSON object"}}}
 	}
-	p := &parser{fields: normalise(raw)}
+	p := &parser{}
+	p.fields = p.normalise(raw, "$")
 	it := p.interaction()
 	p.check(it)
 	if len(p.problems) > 0 {
@@ -152,13 +153,38 @@ func (it *Interaction) Validate() error {
 	return err
 }
 
-// normalise keys a JSON object by its keys lower-cased without underscores or dashes.
-func normalise(raw map[string]json.RawMessage) map[string]json.RawMessage {
+// normalise keys a JSON object (at path) by its keys lower-cased without underscores or
+// dashes. Two keys that normalise alike ("participants" and "__participants__") are a
+// problem naming both, never a random winner; neither is kept.
+func (p *parser) normalise(raw map[string]json.RawMessage, path string) map[string]json.RawMessage {
 	out := make(map[string]json.RawMessage, len(raw))
+	names := make(map[string][]string, len(raw))
 	for k, v := range raw {
-		out[key(k)] = v
+		nk := key(k)
+		names[nk] = append(names[nk], k)
+		out[nk] = v
+	}
+	var clashes []string
+	for nk, ks := range names {
+		if len(ks) > 1 {
+			slices.Sort(ks)
+			clashes = append(clashes, fmt.Sprintf("keys %s name the same field; keep one", quoteAll(ks)))
+			delete(out, nk)
+		}
+	}
+	slices.Sort(clashes)
+	for _, c := range clashes {
+		p.bad(path, c)
 	}
 	return out
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, " and ")
 }
 
 func key(k string) string {
@@ -222,7 +248,7 @@ func (p *parser) object(obj map[string]json.RawMessage, name, path string) map[s
 		p.bad(path, "must be an object")
 		return nil
 	}
-	return normalise(m)
+	return p.normalise(m, path)
 }
 
 func (p *parser) array(obj map[string]json.RawMessage, name, path string) []json.RawMessage {
@@ -249,7 +275,7 @@ func (p *parser) objects(obj map[string]json.RawMessage, name, problem string) i
 				p.bad(path, problem)
 				continue
 			}
-			if !yield(path, normalise(m)) {
+			if !yield(path, p.normalise(m, path)) {
 				return
 			}
 		}
@@ -409,17 +435,15 @@ func (p *parser) check(it *Interaction) {
 			p.bad("$.humanFactors.fatigueScore", "must be from 0 to 1")
 		}
 	}
-	ids := map[string]bool{}
+	ids, skeletons := map[string]string{}, map[string]string{}
 	for i := range it.Participants {
 		pt := &it.Participants[i]
 		path := fmt.Sprintf("$.participants[%d]", i)
-		switch {
-		case pt.ID == "":
+		if pt.ID == "" {
 			p.bad(path+".id", "required")
-		case ids[pt.ID]:
-			p.bad(path+".id", fmt.Sprintf("duplicate participant %q", pt.ID))
+		} else if problem := idProblem(pt.ID, ids, skeletons); problem != "" {
+			p.bad(path+".id", problem)
 		}
-		ids[pt.ID] = true
 		if pt.Role == "" {
 			pt.Role = RoleObserver
 		}
@@ -442,7 +466,7 @@ func (p *parser) check(it *Interaction) {
 		path := fmt.Sprintf("$.history[%d]", i)
 		if h.ParticipantID == "" {
 			p.bad(path+".participantId", "required")
-		} else if !feedback && !ids[h.ParticipantID] {
+		} else if _, ok := ids[participantKey(h.ParticipantID)]; !feedback && !ok {
 			p.bad(path+".participantId", fmt.Sprintf("%q is not a participant", h.ParticipantID))
 		}
 		if h.Action == "" && h.InputText == "" {

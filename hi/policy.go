@@ -117,34 +117,56 @@ func Evaluate(it *Interaction) Tally {
 	if t.Policy.Kind == "" {
 		t.Policy = FirstResponse
 	}
-	members := map[string]bool{}
-	for _, p := range it.Participants {
-		members[p.ID] = true
-	}
+	c := newCounter(it, &t)
 	for _, f := range it.History {
-		switch {
-		case t.Resolved:
-			t.Refused = append(t.Refused, Refusal{f, "after the interaction resolved"})
-			continue
-		case !members[f.ParticipantID]:
-			t.Refused = append(t.Refused, Refusal{f, "not a participant"})
-			continue
-		case len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action):
-			t.Refused = append(t.Refused, Refusal{f, "action not in userActions"})
-			continue
-		}
-		if prev, ok := t.Votes[f.ParticipantID]; ok {
-			t.Counts[prev]--
-			if t.Counts[prev] == 0 {
-				delete(t.Counts, prev)
-			}
-		}
-		t.Votes[f.ParticipantID] = f.Action
-		t.Counts[f.Action]++
-		t.decide(len(it.Participants), f)
+		c.add(f)
 	}
 	t.explain(len(it.Participants))
 	return t
+}
+
+// counter adds responses to a tally one at a time, in constant time each (the actions are
+// few), so a fan-out of n participants tallies in O(n).
+type counter struct {
+	it      *Interaction
+	t       *Tally
+	members map[string]string // participant key → the id as the interaction spells it
+}
+
+func newCounter(it *Interaction, t *Tally) *counter {
+	members := make(map[string]string, len(it.Participants))
+	for _, p := range it.Participants {
+		members[participantKey(p.ID)] = p.ID
+	}
+	return &counter{it: it, t: t, members: members}
+}
+
+// add counts f, or refuses it and says why. Votes are keyed by the participant's id as the
+// interaction spells it, whatever spelling the response used.
+func (c *counter) add(f Feedback) {
+	t := c.t
+	id, member := c.members[participantKey(f.ParticipantID)]
+	switch {
+	case t.Resolved:
+		t.Refused = append(t.Refused, Refusal{f, "after the interaction resolved"})
+		return
+	case !member:
+		t.Refused = append(t.Refused, Refusal{f, "not a participant"})
+		return
+	case len(c.it.UserActions) > 0 && !slices.Contains(c.it.UserActions, f.Action):
+		t.Refused = append(t.Refused, Refusal{f, "action not in userActions"})
+		return
+	}
+	if prev, ok := t.Votes[id]; ok {
+		t.Counts[prev]--
+		if t.Counts[prev] == 0 {
+			delete(t.Counts, prev)
+		}
+	}
+	t.Votes[id] = f.Action
+	t.Counts[f.Action]++
+	f.ParticipantID = id
+	t.decide(len(c.it.Participants), f)
 }
 
 // decide checks the policy after vote f. The policies are this one switch.
@@ -275,7 +297,7 @@ func (it *Interaction) Record(f Feedback) (Tally, error) {
 		it.Status = StatusReceived
 		return Evaluate(it), nil
 	}
-	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return p.ID == f.ParticipantID }) {
+	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return SameParticipant(p.ID, f.ParticipantID) }) {
 		return Tally{}, fmt.Errorf("hi: Record: %q is not a participant", f.ParticipantID)
 	}
 	if len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action) {
