@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -293,5 +294,108 @@ func TestButtonsOfTwoServices(t *testing.T) {
 	}
 	if got, _, ok := table.Lookup(bb[0].Data); !ok || got != &b {
 		t.Errorf("second service's button resolves to %v", got)
+	}
+}
+
+// bigForm returns a form of n multiselect fields of k options each, the field i shown when
+// field i-1 is set ("chain" of conditions) when chained is true.
+func bigForm(n, k int, chained bool) []byte {
+	var fields []map[string]any
+	for i := range n {
+		var opts []map[string]any
+		for j := range k {
+			opts = append(opts, map[string]any{"value": fmt.Sprintf("o%d", j), "label": "x"})
+		}
+		fd := map[string]any{"key": fmt.Sprintf("f%d", i), "label": "x", "type": "multiselect", "options": opts}
+		if chained && i > 0 {
+			fd["conditional"] = map[string]any{"field": fmt.Sprintf("f%d", i-1), "operator": "neq", "value": nil}
+		}
+		fields = append(fields, fd)
+	}
+	b, _ := json.Marshal(map[string]any{"fields": fields})
+	return b
+}
+
+// TestFormLimits: a form over a size limit, or whose conditions chain too deep or in a
+// cycle, is refused at parse time with an error matching ErrFormTooLarge and ErrInvalid.
+func TestFormLimits(t *testing.T) {
+	cycle := []byte(`{"fields":[
+		{"key":"a","label":"A","type":"text","conditional":{"field":"b","operator":"eq","value":"x"}},
+		{"key":"b","label":"B","type":"text","conditional":{"field":"a","operator":"eq","value":"x"}}]}`)
+	longPattern := []byte(`{"fields":[{"key":"a","label":"A","type":"text","validation":{"pattern":"` + strings.Repeat("a", hitl.MaxPatternLength+1) + `"}}]}`)
+	for name, form := range map[string][]byte{
+		"too many fields":      bigForm(hitl.MaxFormFields+1, 1, false),
+		"too many options":     bigForm(1, hitl.MaxFieldOptions+1, false),
+		"conditions too deep":  bigForm(hitl.MaxConditionDepth+2, 1, true),
+		"conditions in a loop": cycle,
+		"pattern too long":     longPattern,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := hitl.ParseForm(form)
+			var ie *hitl.InvalidError
+			if !errors.Is(err, hitl.ErrFormTooLarge) || !errors.Is(err, hitl.ErrInvalid) || !errors.As(err, &ie) {
+				t.Fatalf("ParseForm = %v, want ErrFormTooLarge", err)
+			}
+		})
+	}
+	for name, form := range map[string][]byte{
+		"fields at the limit":     bigForm(hitl.MaxFormFields, 1, false),
+		"options at the limit":    bigForm(1, hitl.MaxFieldOptions, false),
+		"conditions at the limit": bigForm(hitl.MaxConditionDepth+1, 1, true),
+	} {
+		if _, err := hitl.ParseForm(form); err != nil {
+			t.Errorf("%s: ParseForm = %v", name, err)
+		}
+	}
+}
+
+// TestFormCheckBounded: a submission of a million values for a multiselect of a thousand
+// options is refused without comparing each value with each option; a thousand valid values
+// pass; a cancelled context stops CheckContext.
+func TestFormCheckBounded(t *testing.T) {
+	f, err := hitl.ParseForm(bigForm(1, hitl.MaxFieldOptions, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	values := make([]string, 1_000_000)
+	for i := range values {
+		values[i] = "o1"
+	}
+	data, _ := json.Marshal(map[string]any{"f0": values})
+	var ie *hitl.InvalidError
+	if err := f.Check(data); !errors.As(err, &ie) || ie.Problems[0].Problem != "has more values than there are options" {
+		t.Errorf("Check of a million values = %v", err)
+	}
+	data, _ = json.Marshal(map[string]any{"f0": values[:hitl.MaxFieldOptions]})
+	if err := f.Check(data); err != nil {
+		t.Errorf("Check of %d values = %v", hitl.MaxFieldOptions, err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := f.CheckContext(ctx, data); !errors.Is(err, context.Canceled) {
+		t.Errorf("CheckContext on a cancelled context = %v", err)
+	}
+}
+
+// BenchmarkFormCheck: the cost of Check per value grows linearly with the form.
+func BenchmarkFormCheck(b *testing.B) {
+	for _, k := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(k), func(b *testing.B) {
+			f, err := hitl.ParseForm(bigForm(1, k, false))
+			if err != nil {
+				b.Fatal(err)
+			}
+			values := make([]string, k)
+			for i := range values {
+				values[i] = fmt.Sprintf("o%d", i)
+			}
+			data, _ := json.Marshal(map[string]any{"f0": values})
+			for b.Loop() {
+				if err := f.Check(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(k), "ns/value")
+		})
 	}
 }

@@ -1,7 +1,9 @@
 package hitl
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/mail"
 	"reflect"
@@ -100,7 +102,22 @@ func (c *Case) Form() (*Form, error) {
 	return ParseForm(ctx.Form)
 }
 
-// ParseForm reads a context.form object.
+// Limits of a form ParseForm accepts: a form over them is refused at once, so that
+// rendering and checking one stays cheap whoever wrote it.
+const (
+	MaxFormFields      = 500  // fields, all steps together
+	MaxFieldOptions    = 1000 // options of one field
+	MaxConditionDepth  = 8    // a field shown by a field shown by … (chains of conditions)
+	MaxPatternLength   = 1000 // bytes of one validation pattern
+	maxConditionValues = 1000 // values of one "in" condition
+)
+
+// ErrFormTooLarge matches the [*InvalidError] of a form over one of the limits above.
+var ErrFormTooLarge = errors.New("hitl: form over the size limits")
+
+// ParseForm reads a context.form object. A form over the limits (MaxFormFields,
+// MaxFieldOptions, MaxConditionDepth, MaxPatternLength) is an [*InvalidError] that also
+// matches ErrFormTooLarge; so is a condition that refers back to itself.
 func ParseForm(raw []byte) (*Form, error) {
 	var f Form
 	if err := json.Unmarshal(raw, &f); err != nil {
@@ -115,6 +132,9 @@ func ParseForm(raw []byte) (*Form, error) {
 		f.Fields = nil
 	case len(f.Fields) == 0 && len(f.Steps) == 0:
 		problems = append(problems, FieldError{Field: "form", Problem: "has neither fields nor steps"})
+	}
+	if err := checkFormSize(&f); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, fd := range f.All() {
@@ -218,13 +238,24 @@ func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 // present and non-empty, every value of its field's type and within its rules, and no value
 // for a field its condition hides. It returns nil or an [*InvalidError] for the object
 // "result data" with one problem per key. Problems never quote a value.
+//
+// Its cost is linear in the size of the form and of data (options are looked up in a set,
+// each pattern is compiled once and matched in linear time).
 func (f *Form) Check(data json.RawMessage) error {
+	return f.CheckContext(context.Background(), data)
+}
+
+// CheckContext is [Form.Check] that stops, returning context.Cause(ctx), when ctx ends.
+func (f *Form) CheckContext(ctx context.Context, data json.RawMessage) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
 		return &InvalidError{Object: "result data", Problems: []FieldError{{Field: "data", Problem: "must be a JSON object"}}}
 	}
 	var problems []FieldError
-	for _, fd := range f.All() {
+	for i, fd := range f.All() {
+		if i%64 == 0 && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
 		raw, present := obj[fd.Key]
 		present = present && string(raw) != "null"
 		if !visible(fd, obj) {
@@ -316,8 +347,15 @@ func checkValue(fd Field, raw json.RawMessage) string {
 		if fd.Required && len(list) == 0 {
 			return "required"
 		}
+		if len(list) > len(fd.Options) {
+			return "has more values than there are options"
+		}
+		options := make(map[string]bool, len(fd.Options))
+		for _, o := range fd.Options {
+			options[o.Value] = true
+		}
 		for _, v := range list {
-			if !hasOption(fd, v) {
+			if !options[v] {
 				return "has a value that is not one of the options"
 			}
 		}
@@ -418,3 +456,62 @@ func validFieldKey(k string) bool {
 	}
 	return true
 }
+
+// checkFormSize refuses a form over the limits, before anything else is looked at: field and
+// option counts, pattern lengths, the values of "in" conditions, and the depth of chains of
+// conditions (a cycle is refused too).
+func checkFormSize(f *Form) error {
+	var problems []FieldError
+	all := f.All()
+	if len(all) > MaxFormFields {
+		return tooLarge(FieldError{Field: "form", Problem: fmt.Sprintf("has %d fields; at most %d", len(all), MaxFormFields)})
+	}
+	shownBy := make(map[string]string, len(all))
+	for i, fd := range all {
+		at := fmt.Sprintf("form.fields[%d]", i)
+		if len(fd.Options) > MaxFieldOptions {
+			problems = append(problems, FieldError{Field: at + ".options", Problem: fmt.Sprintf("%d options; at most %d", len(fd.Options), MaxFieldOptions)})
+		}
+		if v := fd.Validation; v != nil && len(v.Pattern) > MaxPatternLength {
+			problems = append(problems, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("longer than %d bytes", MaxPatternLength)})
+		}
+		if cd := fd.Conditional; cd != nil {
+			shownBy[fd.Key] = cd.Field
+			var values []json.RawMessage
+			if cd.Operator == "in" && json.Unmarshal(cd.Value, &values) == nil && len(values) > maxConditionValues {
+				problems = append(problems, FieldError{Field: at + ".conditional.value", Problem: fmt.Sprintf("%d values; at most %d", len(values), maxConditionValues)})
+			}
+		}
+	}
+	// Each chain is followed at most MaxConditionDepth+1 steps: linear in the fields.
+	for i, fd := range all {
+		depth, key := 0, fd.Key
+		for {
+			next, ok := shownBy[key]
+			if !ok {
+				break
+			}
+			depth++
+			if next == fd.Key || depth > MaxConditionDepth {
+				problems = append(problems, FieldError{Field: fmt.Sprintf("form.fields[%d].conditional", i),
+					Problem: fmt.Sprintf("conditions chained deeper than %d or in a cycle", MaxConditionDepth)})
+				break
+			}
+			key = next
+		}
+	}
+	if len(problems) > 0 {
+		return tooLarge(problems...)
+	}
+	return nil
+}
+
+func tooLarge(problems ...FieldError) error {
+	return limitError{&InvalidError{Object: "form", Problems: problems}}
+}
+
+// limitError is the *InvalidError of a form over the limits; it also matches ErrFormTooLarge.
+type limitError struct{ *InvalidError }
+
+func (e limitError) Unwrap() error        { return e.InvalidError }
+func (e limitError) Is(target error) bool { return target == ErrFormTooLarge }
