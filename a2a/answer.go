@@ -22,13 +22,26 @@ type Asker func(ctx context.Context, p *Pause) (Answer, error)
 
 // HectorDecision is the answer a Hector v1 tool-approval pause expects: a text part and a
 // data part {"decision": "approve"|"deny"} (Hector reads the data part first and treats
-// anything it does not recognise as deny).
+// anything it does not recognise as deny). The data part also carries the decision inside a
+// "data" wrapper, where the previous Hector generation reads it (it ignores a flat one), so
+// the decision never depends on the text.
 func HectorDecision(approve bool) Answer {
 	d := "deny"
 	if approve {
 		d = "approve"
 	}
-	return Answer{Action: d, Parts: []Part{TextPart(d), DataPart(map[string]string{"decision": d})}}
+	return Answer{Action: d, Parts: []Part{TextPart(d), DataPart(withWrapper(map[string]any{"decision": d}))}}
+}
+
+// withWrapper returns fields with a copy of themselves under "data", as the previous Hector
+// generation reads data parts (the protobuf wrapper kept in JSON).
+func withWrapper(fields map[string]any) map[string]any {
+	inner := make(map[string]any, len(fields))
+	for k, v := range fields {
+		inner[k] = v
+	}
+	fields["data"] = inner
+	return fields
 }
 
 // ErrNoToolCall: the pause carries no tool call to answer (no long_running_tool_ids for
@@ -37,7 +50,8 @@ var ErrNoToolCall = errors.New("a2a: the question names no tool call to answer")
 
 // HectorToolApproval is the answer a Hector v2 pause expects: a data part
 // {"type":"tool_approval","decision":…,"tool_call_id":…,"task_id":…} for the first id in the
-// task's metadata.long_running_tool_ids.
+// task's metadata.long_running_tool_ids, with the same fields again under "data" for the
+// previous generation (see [HectorDecision]).
 func HectorToolApproval(p *Pause, approve bool) (Answer, error) {
 	var m struct {
 		IDs []string `json:"long_running_tool_ids"`
@@ -50,9 +64,9 @@ func HectorToolApproval(p *Pause, approve bool) (Answer, error) {
 	if approve {
 		d = "approve"
 	}
-	return Answer{Action: d, Parts: []Part{DataPart(map[string]string{
+	return Answer{Action: d, Parts: []Part{DataPart(withWrapper(map[string]any{
 		"type": "tool_approval", "decision": d, "tool_call_id": m.IDs[0], "task_id": p.TaskID,
-	})}}, nil
+	}))}}, nil
 }
 
 // adkConfirmation is ADK's tool-confirmation function name (toolconfirmation.FunctionCallName).

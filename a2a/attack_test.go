@@ -37,9 +37,11 @@ func TestPushReceiverFlood(t *testing.T) {
 			if r.ExtraHeap >= 64<<20 {
 				t.Errorf("extra heap %d bytes, want under 64 MiB", r.ExtraHeap)
 			}
-			want := []int{http.StatusServiceUnavailable, http.StatusRequestEntityTooLarge, http.StatusBadRequest}
+			// 0: the connection was reset after the refusal, before the answer was read (the
+			// kernel resets a socket closed with unread data).
+			want := []int{http.StatusServiceUnavailable, http.StatusRequestEntityTooLarge, http.StatusBadRequest, 0}
 			if a.Header.Get("X-A2a-Notification-Token") != "push-token" {
-				want = []int{http.StatusUnauthorized}
+				want = []int{http.StatusUnauthorized, 0}
 			}
 			n := 0
 			for _, code := range want {

@@ -27,6 +27,14 @@ const (
 	// DefaultRequestTimeout bounds one request that is not a stream. A blocking send lasts
 	// the agent's whole turn, until its task pauses or ends (1.0 §3.1.1), hence the margin.
 	DefaultRequestTimeout = 2 * time.Minute
+	// DefaultMaxRepeats bounds how often a wait takes the same transient error from the
+	// agent (-32603, -32000 with the same message, a task for another id) before it ends
+	// with it.
+	DefaultMaxRepeats = 8
+	// staleGrace is how long [Client.Run] waits, after a resume, for a task that still shows
+	// the question just answered to move on (an agent that replies before it processes)
+	// before it takes the question as asked again.
+	staleGrace = 2 * time.Minute
 	// DefaultDeliveries bounds how often [Client.Run] sends one answer when the agent cannot
 	// be reached or its reply is lost.
 	DefaultDeliveries = 5
@@ -200,6 +208,9 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 	if ev.Task == nil {
 		return nil, malformed(ErrUnrecognised, "task query answered without a task")
 	}
+	if err := mismatch(id, "", ev.Task); err != nil {
+		return nil, err
+	}
 	return ev.Task, nil
 }
 
@@ -211,12 +222,20 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 // Refused without a request: a pause of another class (ErrNotPaused: a finished task, or a
 // relay hold, which an administrator resolves) and an answer without parts (ErrNoAnswer).
 // An agent that has forgotten the task answers ErrTaskNotFound; one whose task has ended,
-// ErrTaskTerminal.
+// ErrTaskTerminal. A reply that is another task (an agent that starts a new task for an id it
+// does not know) is ErrTaskMismatch naming both ids, never the answer.
 func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error) {
 	if err := resumable(p, a); err != nil {
 		return nil, err
 	}
-	return c.call(ctx, p.Endpoint, opSend, p.TaskID, c.answerTo(p, a), nil)
+	ev, err := c.call(ctx, p.Endpoint, opSend, p.TaskID, c.answerTo(p, a), nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := mismatch(p.TaskID, p.ContextID, ev.Task); err != nil {
+		return nil, err
+	}
+	return ev, nil
 }
 
 // resumable refuses, before any request, what cannot be a resume.
@@ -248,6 +267,9 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 	bo := backoff.NewExponential(time.Second, 30*time.Second)
 	for sends := 1; ; {
 		ev, err := c.call(ctx, p.Endpoint, opSend, p.TaskID, m, nil)
+		if err == nil {
+			err = mismatch(p.TaskID, p.ContextID, ev.Task)
+		}
 		switch {
 		case err == nil && ev.Task != nil:
 			return ev.Task, nil
@@ -341,8 +363,7 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 	case ok:
 		return ev, err
 	case errors.As(err, &ae):
-		ae.HTTPStatus = resp.StatusCode
-		return nil, ae
+		return nil, ae.withStatus(resp.StatusCode)
 	}
 	se := &transport.StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(resp.Request.URL.String()),
 		Body: httpx.ScrubBytes(body, 512, httpx.Secrets(resp.Request)...)}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
@@ -35,7 +36,31 @@ var (
 	ErrTaskTerminal = errors.New("a2a: task is in a terminal state")
 	// ErrRemote matches every [*Error], whatever its code.
 	ErrRemote = errors.New("a2a: error from the agent")
+	// ErrTaskMismatch matches the [*transport.MismatchError] of an answer about another task
+	// than the one asked about — a resume answered by a new task (some agents start one for
+	// an unknown, cancelled or ended task id), a task query answered with another task. Such
+	// a task is never an outcome and never reaches the Asker.
+	ErrTaskMismatch = transport.ErrMismatch
+	// ErrRepeatedError: the agent gave the same transient error (an internal or server error)
+	// DefaultMaxRepeats times in a row; the wait ends with it instead of lasting until the
+	// caller's deadline.
+	ErrRepeatedError = errors.New("a2a: the agent kept answering with the same error")
 )
+
+// mismatch reports a task that is not the continuation of the task asked about: another id,
+// or the same id in another context.
+func mismatch(taskID, contextID string, t *Task) error {
+	if t == nil {
+		return nil
+	}
+	if t.ID != taskID {
+		return &transport.MismatchError{Object: "task", Want: taskID, Got: t.ID}
+	}
+	if contextID != "" && t.ContextID != "" && t.ContextID != contextID {
+		return &transport.MismatchError{Object: "task context", Want: contextID, Got: t.ContextID}
+	}
+	return nil
+}
 
 // codes maps each error code to its sentinel (one table for both versions).
 var codes = map[int]error{
@@ -86,17 +111,51 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Is matches ErrRemote, the sentinel of e's code, and ErrTaskTerminal for the two ways
-// agents refuse a message to an ended task.
+// Is matches ErrRemote, the sentinel of e's code, and ErrTaskTerminal for the ways agents
+// refuse a message to an ended task: -32004, or any error that says "terminal" in its message
+// or its data (a string, or an object's "error", "message", "reason" or "detail" member) —
+// a2a-go v0.3 answers -32602 with the reason in data.error.
 func (e *Error) Is(target error) bool {
 	switch {
 	case target == ErrRemote:
 		return true
 	case target == ErrTaskTerminal:
-		return e.Code == -32004 || (e.Code == -32602 && strings.Contains(strings.ToLower(e.Message), "terminal"))
+		return e.Code == -32004 || mentionsTerminal(e.Message) || mentionsTerminal(dataText(e.Data))
 	}
 	s, ok := codes[e.Code]
 	return ok && s == target
+}
+
+// withStatus records the HTTP status an error came with, and derives the code from it when
+// the body gave none.
+func (e *Error) withStatus(status int) *Error {
+	e.HTTPStatus = status
+	if e.Code == 0 {
+		e.Code = restCode(e.Reason, status)
+	}
+	return e
+}
+
+func mentionsTerminal(s string) bool { return strings.Contains(strings.ToLower(s), "terminal") }
+
+// dataText is the text an error's data carries: the string itself, or the "error",
+// "message", "reason" and "detail" members of an object, joined.
+func dataText(data json.RawMessage) string {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		return s
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range []string{"error", "message", "reason", "detail"} {
+		if json.Unmarshal(obj[k], &s) == nil {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // Problems with a response that is not a well-formed A2A answer. Each is distinct, and each

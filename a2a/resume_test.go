@@ -48,16 +48,16 @@ func TestCase19ResumeRequest(t *testing.T) {
 	}{
 		{a2a.JSONRPC03, "message/send", "application/json", "",
 			`{"jsonrpc":"2.0","id":2,"method":"message/send","params":{"message":{"kind":"message","messageId":"msg-2","role":"user",
-			"parts":[{"kind":"text","text":"approve"},{"kind":"data","data":{"decision":"approve"}}],"taskId":"task-1","contextId":"ctx-1"}}}`},
+			"parts":[{"kind":"text","text":"approve"},{"kind":"data","data":{"decision":"approve","data":{"decision":"approve"}}}],"taskId":"task-1","contextId":"ctx-1"}}}`},
 		{a2a.JSONRPC10, "SendMessage", "application/json", "1.0",
 			`{"jsonrpc":"2.0","id":2,"method":"SendMessage","params":{"message":{"messageId":"msg-2","contextId":"ctx-1","taskId":"task-1","role":"ROLE_USER",
-			"parts":[{"text":"approve"},{"data":{"decision":"approve"}}]}}}`},
+			"parts":[{"text":"approve"},{"data":{"decision":"approve","data":{"decision":"approve"}}}]}}}`},
 		{a2a.REST03, "message:send", "application/json", "",
 			`{"message":{"messageId":"msg-2","contextId":"ctx-1","taskId":"task-1","role":"ROLE_USER",
-			"content":[{"text":"approve"},{"data":{"data":{"decision":"approve"}}}]}}`},
+			"content":[{"text":"approve"},{"data":{"data":{"decision":"approve","data":{"decision":"approve"}}}}]}}`},
 		{a2a.REST10, "message:send", "application/a2a+json", "1.0",
 			`{"message":{"messageId":"msg-2","contextId":"ctx-1","taskId":"task-1","role":"ROLE_USER",
-			"parts":[{"text":"approve"},{"data":{"decision":"approve"}}]}}`},
+			"parts":[{"text":"approve"},{"data":{"decision":"approve","data":{"decision":"approve"}}}]}}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.binding), func(t *testing.T) {

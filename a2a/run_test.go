@@ -41,41 +41,46 @@ func start(t *testing.T, c *a2a.Client, ep a2a.Endpoint, o *a2a.SendOptions) *a2
 	return p
 }
 
-// TestRunToolApproval: on every binding, a task that asks three questions is answered three
-// times through the Asker and completes; each resume carries the task's ids and the answer.
+// TestRunToolApproval: against every profile and on every binding, a task that asks three
+// questions is answered three times through the Asker and completes; each resume carries the
+// task's ids and the answer, and the agent reads each answer as an approval.
 func TestRunToolApproval(t *testing.T) {
-	for _, b := range bindings {
-		t.Run(string(b), func(t *testing.T) {
-			agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(3))
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()))
-			p := start(t, c, agent.Endpoint(b), nil)
-			if p.Class != a2a.ClassInputRequired || !strings.Contains(p.Prompt(), "Tool Approval Required") {
-				t.Fatalf("pause = %v, prompt %q", p, p.Prompt())
-			}
-			var asked []string
-			ask := func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
-				asked = append(asked, string(p.Question.Parts[1].Data))
-				return a2a.HectorDecision(true), nil
-			}
-			r, err := c.Run(t.Context(), p, ask, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Status != transport.StatusCompleted || r.Action != "approve" || r.CaseID != p.TaskID {
-				t.Errorf("result = %v", r)
-			}
-			if len(asked) != 3 || !strings.Contains(asked[2], "report-3") {
-				t.Errorf("questions = %q", asked)
-			}
-			st, _ := agent.Task(p.TaskID)
-			if diff := cmp.Diff([]string{"approve", "approve", "approve"}, st.Answers); diff != "" {
-				t.Errorf("agent read (-want +got):\n%s", diff)
-			}
-			task, err := a2a.TaskOf(r)
-			if err != nil || task.State != a2a.StateCompleted || len(task.Artifacts) != 1 {
-				t.Errorf("TaskOf = %+v, %v", task, err)
-			}
-		})
+	for _, profile := range a2atest.Profiles() {
+		for _, b := range bindings {
+			t.Run(profile.String()+" "+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(3), a2atest.WithProfile(profile))
+					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+					p := start(t, c, agent.Endpoint(b), nil)
+					if p.Class != a2a.ClassInputRequired || !strings.Contains(p.Prompt(), "Tool Approval Required") {
+						t.Fatalf("pause = %v, prompt %q", p, p.Prompt())
+					}
+					var asked []string
+					ask := func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
+						asked = append(asked, string(p.Question.Parts[1].Data))
+						return a2a.HectorDecision(true), nil
+					}
+					r, err := c.Run(t.Context(), p, ask, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r.Status != transport.StatusCompleted || r.Action != "approve" || r.CaseID != p.TaskID {
+						t.Errorf("result = %v", r)
+					}
+					if len(asked) != 3 || !strings.Contains(asked[2], "report-3") {
+						t.Errorf("questions = %q", asked)
+					}
+					st, _ := agent.Task(p.TaskID)
+					if diff := cmp.Diff([]string{"approve", "approve", "approve"}, st.Answers); diff != "" {
+						t.Errorf("agent read (-want +got):\n%s", diff)
+					}
+					task, err := a2a.TaskOf(r)
+					if err != nil || task.State != a2a.StateCompleted || len(task.Artifacts) != 1 {
+						t.Errorf("TaskOf = %+v, %v", task, err)
+					}
+				})
+			})
+		}
 	}
 }
 

@@ -45,10 +45,18 @@ func (c *Client) Wait(ctx context.Context, p *Pause, o *WaitOptions) (*Task, err
 	if p == nil {
 		return nil, ErrNotPaused
 	}
-	return c.wait(ctx, p.Endpoint, p.TaskID, p.Class, o)
+	return c.wait(ctx, p.Endpoint, p.TaskID, inClass(p.Class), o)
 }
 
-func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, from Class, o *WaitOptions) (*Task, error) {
+// inClass keeps a wait going while the task works, is in an unknown state, or is still in
+// class from.
+func inClass(from Class) func(*Task, Class) bool {
+	return func(_ *Task, c Class) bool { return c == ClassWorking || c == ClassUnknown || c == from }
+}
+
+// wait polls the task until stay reports false for it, and returns it. Snapshots of another
+// task are ignored; the same transient error DefaultMaxRepeats times in a row ends the wait.
+func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func(*Task, Class) bool, o *WaitOptions) (*Task, error) {
 	if o == nil {
 		o = &WaitOptions{}
 	}
@@ -78,20 +86,39 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, from Clas
 		}()
 	}
 
-	last := from
+	var (
+		last    Class
+		repeats int
+		lastErr string
+	)
+	// again counts a transient answer: DefaultMaxRepeats of the same in a row end the wait.
+	again := func(err error) error {
+		if msg := err.Error(); msg == lastErr {
+			repeats++
+		} else {
+			lastErr, repeats = msg, 1
+		}
+		if repeats >= DefaultMaxRepeats {
+			return fmt.Errorf("%w (%d times): %w", ErrRepeatedError, repeats, err)
+		}
+		return transport.Temporary(err)
+	}
 	decodeTask := func(body []byte) (*Task, bool, error) {
 		ev, err := decode(body, nil)
+		if err == nil && ev.Task != nil {
+			err = mismatch(taskID, "", ev.Task)
+		}
 		switch {
-		case err != nil && temporary(err):
-			return nil, false, transport.Temporary(err)
+		case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
+			return nil, false, again(err)
 		case err != nil:
 			return nil, false, err
 		case ev.Task == nil:
 			return nil, false, malformed(ErrUnrecognised, "task query answered without a task")
 		}
+		lastErr, repeats = "", 0
 		cl := Classify(ev.Task)
-		switch cl {
-		case ClassWorking, ClassUnknown, from:
+		if stay(ev.Task, cl) {
 			if cl != last && o.OnChange != nil {
 				o.OnChange(ev.Task, cl)
 			}
@@ -111,8 +138,7 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, from Clas
 		// A REST agent's error travels with its status (404 for a task it forgot): type it.
 		var ae *Error
 		if _, derr := decode(se.Body, nil); errors.As(derr, &ae) {
-			ae.HTTPStatus = se.StatusCode
-			return nil, ae
+			return nil, ae.withStatus(se.StatusCode)
 		}
 	}
 	return t, err
@@ -156,6 +182,22 @@ func streamRefused(resp *http.Response, limit int64, wantID json.RawMessage) err
 	}
 	return fmt.Errorf("a2a: subscribe answered %d without an event stream: %w", resp.StatusCode, transport.ErrStreamUnavailable)
 }
+
+// waitStale polls a task whose resume was answered with the question just answered, until it
+// shows anything else. After staleGrace the question is taken as asked again: the task as it
+// then is is returned.
+func (c *Client) waitStale(ctx context.Context, p *Pause, o *WaitOptions) (*Task, error) {
+	sctx, cancel := context.WithTimeoutCause(ctx, staleGrace, errStale)
+	defer cancel()
+	stale := func(t *Task, cl Class) bool { return cl == ClassWorking || cl == ClassUnknown || stillAsks(p, t) }
+	t, err := c.wait(sctx, p.Endpoint, p.TaskID, stale, o)
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errStale) {
+		return c.GetTask(ctx, p.Endpoint, p.TaskID)
+	}
+	return t, err
+}
+
+var errStale = errors.New("the task still shows the question answered")
 
 // RunOptions are per-run settings. A nil *RunOptions means the defaults.
 type RunOptions struct {
@@ -218,11 +260,18 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			}
 			turns++
 			action = a.Action
+			if stillAsks(p, t) {
+				// A snapshot from before the agent read the answer: wait for the task to move
+				// on rather than ask the human again.
+				if t, err = c.waitStale(ctx, p, &o.Wait); err != nil {
+					return nil, err
+				}
+			}
 		case ClassAuthRequired, ClassRelay, ClassRelayPending:
 			if o.Notify != nil {
 				o.Notify(ctx, p)
 			}
-			if t, err = c.wait(ctx, p.Endpoint, p.TaskID, p.Class, &o.Wait); err != nil {
+			if t, err = c.wait(ctx, p.Endpoint, p.TaskID, inClass(p.Class), &o.Wait); err != nil {
 				return nil, err
 			}
 		default:
@@ -232,7 +281,7 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		case ClassDone:
 			return ResultOf(t, action, relayed), nil
 		case ClassWorking, ClassUnknown:
-			if t, err = c.wait(ctx, p.Endpoint, t.ID, ClassWorking, &o.Wait); err != nil {
+			if t, err = c.wait(ctx, p.Endpoint, t.ID, inClass(ClassWorking), &o.Wait); err != nil {
 				return nil, err
 			}
 			if Classify(t) == ClassDone {

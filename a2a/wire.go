@@ -283,6 +283,16 @@ func errorReason(details json.RawMessage) string {
 // restError reads a google.rpc.Status JSON error ({"error":{"code":404,"status":"NOT_FOUND",
 // "message":…,"details":[ErrorInfo]}}, A2A 1.0 §11.6).
 func restError(raw json.RawMessage, httpStatus int) error {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		// {"error":"Task not found"}: a bare message. The code comes from the HTTP status
+		// once it is known (see Error.withStatus).
+		out := &Error{Message: text, HTTPStatus: httpStatus}
+		if httpStatus != 0 {
+			out.Code = restCode("", httpStatus)
+		}
+		return out
+	}
 	var e struct {
 		Code    json.RawMessage `json:"code"`
 		Status  string          `json:"status"`
@@ -487,6 +497,8 @@ func (d *dialect) message(w *wireMessage) *Message {
 }
 
 // parts converts wire parts; nested marks 0.3 REST, whose data parts are {"data":{"data":…}}.
+// A data part of any binding that holds only a "data" object is unwrapped too: older agents
+// (the previous Hector generation) keep the protobuf wrapper in JSON.
 func (d *dialect) parts(ws []wirePart, nested bool) []Part {
 	out := make([]Part, 0, len(ws))
 	for _, w := range ws {
@@ -496,12 +508,9 @@ func (d *dialect) parts(ws []wirePart, nested bool) []Part {
 		}
 		if len(w.Data) > 0 && string(w.Data) != "null" {
 			p.Data = w.Data
-			if nested {
-				var inner struct {
-					Data json.RawMessage `json:"data"`
-				}
-				if json.Unmarshal(w.Data, &inner) == nil && len(inner.Data) > 0 {
-					p.Data = inner.Data
+			if inner, ok := wrapped(w.Data); ok || nested {
+				if len(inner) > 0 {
+					p.Data = inner
 				}
 			}
 		}
@@ -516,6 +525,32 @@ func (d *dialect) parts(ws []wirePart, nested bool) []Part {
 		out = append(out, p)
 	}
 	return out
+}
+
+// wrapped returns the object inside a data part's wrapper, {"data":{…}}, when that is all the
+// part holds.
+func wrapped(data json.RawMessage) (json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil || len(obj) != 1 {
+		return nil, false
+	}
+	inner, ok := obj["data"]
+	if !ok || jsonKind(inner) != '{' {
+		return nil, false
+	}
+	return inner, true
+}
+
+// jsonKind is the first non-space byte of raw: '{' for an object, '[' for an array, ….
+func jsonKind(raw json.RawMessage) byte {
+	for _, b := range raw {
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return b
+	}
+	return 0
 }
 
 func firstOf(a, b string) string {

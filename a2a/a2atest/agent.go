@@ -30,6 +30,9 @@ const (
 	PathJSONRPC03 = "/rpc03"
 	PathREST10    = "/rest"
 	PathREST03    = "/rest03"
+	// PathAgents is where an a2a-go v0.3 agent mounts its JSON-RPC endpoint:
+	// /agents/{name} (any name).
+	PathAgents = "/agents/"
 )
 
 // Style is how the agent words its question and reads the answer.
@@ -83,6 +86,7 @@ type Agent struct {
 }
 
 type agentConfig struct {
+	profile     Profile
 	questions   int
 	style       Style
 	authFirst   bool
@@ -91,6 +95,55 @@ type agentConfig struct {
 
 // AgentOption configures an [Agent].
 type AgentOption func(*agentConfig)
+
+// Profile is a model of one family of real agents: how it spells its answers, refuses what
+// it cannot do and reacts to odd requests. Tests run against every profile, so that the
+// client is held to what agents send, not to one reading of the specification.
+type Profile int
+
+// Profiles for WithProfile.
+const (
+	// ProfileSpec follows the specifications (0.3 and 1.0) as a2a-go v2 implements them.
+	ProfileSpec Profile = iota
+	// ProfileA2AGoV03 behaves as an agent built on a2a-go v0.3: one JSON-RPC 0.3 endpoint
+	// (also served at /agents/{name}), JSON-RPC answers sent as text/plain, a refusal of an
+	// ended task as -32602 "invalid params" with the reason in data.error, streams that begin
+	// with a status update (no task snapshot), a completed task without a status message
+	// whose final text is in an artifact. Like every profile, it refuses to stream a task
+	// paused for input (-32001).
+	ProfileA2AGoV03
+	// ProfileLegacyHector behaves as the previous Hector generation: data parts kept in their
+	// wrapper ({"data":{"data":…}}) in every binding, tool_input as a JSON string, the
+	// decision read only from a wrapped data part (a flat one is ignored; the text
+	// "approve" still counts), a resume naming an unknown or ended task silently starting a
+	// new task, a resume answered with the task as it was before the answer was read (the
+	// next query shows it moved on), and a REST 404 of {"error":"Task not found"}.
+	ProfileLegacyHector
+)
+
+// Profiles lists every profile, for tests that run against each.
+func Profiles() []Profile { return []Profile{ProfileSpec, ProfileA2AGoV03, ProfileLegacyHector} }
+
+func (p Profile) String() string {
+	switch p {
+	case ProfileA2AGoV03:
+		return "a2a-go-v0.3"
+	case ProfileLegacyHector:
+		return "legacy-hector"
+	}
+	return "spec"
+}
+
+// WithProfile makes the agent behave as profile p (default ProfileSpec).
+func WithProfile(p Profile) AgentOption { return func(c *agentConfig) { c.profile = p } }
+
+// spelling is how one answer is written: the binding, and the agent's profile.
+type spelling struct {
+	b       a2a.Binding
+	profile Profile
+}
+
+func (a *Agent) spell(b a2a.Binding) spelling { return spelling{b: b, profile: a.cfg.profile} }
 
 // WithQuestions makes each task ask n questions before it completes (default 1).
 func WithQuestions(n int) AgentOption { return func(c *agentConfig) { c.questions = n } }
@@ -329,9 +382,13 @@ func (a *Agent) ask(t *task) {
 			Metadata: mustJSON(map[string]any{"adk_type": "function_call", "adk_is_long_running": true}),
 		}}
 	default:
+		var input any = tool
+		if a.cfg.profile == ProfileLegacyHector {
+			input = string(mustJSON(tool)) // the previous generation sends tool_input as a JSON string
+		}
 		t.question = []a2a.Part{
 			a2a.TextPart("🔐 Tool Approval Required: delete_file. Please respond with: approve or deny"),
-			a2a.DataPart(map[string]any{"interaction_type": "tool_approval", "tool_name": "delete_file", "tool_input": tool, "options": []string{"approve", "deny"}}),
+			a2a.DataPart(map[string]any{"interaction_type": "tool_approval", "tool_name": "delete_file", "tool_input": input, "options": []string{"approve", "deny"}}),
 		}
 	}
 }
@@ -348,7 +405,18 @@ func (a *Agent) decide(t *task, parts []a2a.Part) string {
 				Confirmed bool `json:"confirmed"`
 			} `json:"response"`
 		}
-		if len(p.Data) == 0 || json.Unmarshal(p.Data, &d) != nil {
+		data := p.Data
+		if a.cfg.profile == ProfileLegacyHector {
+			// The previous generation reads the decision from the part's wrapper only.
+			var wrapped struct {
+				Data json.RawMessage `json:"data"`
+			}
+			if json.Unmarshal(data, &wrapped) != nil {
+				continue
+			}
+			data = wrapped.Data
+		}
+		if len(data) == 0 || json.Unmarshal(data, &d) != nil {
 			continue
 		}
 		switch {
@@ -384,6 +452,10 @@ func (a *Agent) answer(t *task, parts []a2a.Part) {
 		t.artifacts = []a2a.Part{a2a.TextPart("denied")}
 	case t.asked < a.cfg.questions:
 		a.ask(t)
+	case a.cfg.profile == ProfileA2AGoV03:
+		// a2a-go v0.3 agents end without a status message; the final text is an artifact.
+		t.state, t.question = a2a.StateCompleted, nil
+		t.artifacts = []a2a.Part{a2a.TextPart("Done.")}
 	default:
 		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Done.")}
 		t.artifacts = []a2a.Part{a2a.DataPart(map[string]any{"deleted": t.asked})}

@@ -164,6 +164,7 @@ func (r *Relay) decide(id string, f func(*task)) error {
 
 // ServeHTTP serves the relay's endpoint.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	sp := spelling{b: a2a.JSONRPC03}
 	if req.URL.Path != RelayPath || req.Method != http.MethodPost {
 		http.NotFound(w, req)
 		return
@@ -171,7 +172,7 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	var in rpcIn
 	if err := json.Unmarshal(body, &in); err != nil || in.JSONRPC != "2.0" {
-		writeError(w, a2a.JSONRPC03, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
+		sp.writeError(w, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
 		return
 	}
 	switch in.Method {
@@ -180,17 +181,17 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		_ = json.Unmarshal(in.Params, &p)
 		ev, err := a2a.Decode(p.Message)
 		if err != nil || ev.Message == nil {
-			writeError(w, a2a.JSONRPC03, in.ID, -32602, "INVALID_PARAMS", "invalid params")
+			sp.writeError(w, in.ID, -32602, "INVALID_PARAMS", "invalid params")
 			return
 		}
 		r.mu.Lock()
 		r.seq++
 		t := r.hold(fmt.Sprintf("relay-%d", r.seq), ev.Message)
 		r.tasks[t.id] = t
-		res := render(a2a.JSONRPC03, t)
+		res := sp.render(t)
 		r.mu.Unlock()
 		r.held <- t.id
-		writeResult(w, in.ID, res)
+		sp.writeResult(w, in.ID, res)
 	case "tasks/get":
 		var p struct {
 			ID string `json:"id"`
@@ -201,16 +202,16 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		t, ok := r.tasks[p.ID]
 		var res any
 		if ok {
-			res = render(a2a.JSONRPC03, t)
+			res = sp.render(t)
 		}
 		r.mu.Unlock()
 		if !ok {
-			writeError(w, a2a.JSONRPC03, in.ID, -32001, "TASK_NOT_FOUND", "task not found")
+			sp.writeError(w, in.ID, -32001, "TASK_NOT_FOUND", "task not found")
 			return
 		}
-		writeResult(w, in.ID, res)
+		sp.writeResult(w, in.ID, res)
 	default:
-		writeError(w, a2a.JSONRPC03, in.ID, -32601, "METHOD_NOT_FOUND", "method not found")
+		sp.writeError(w, in.ID, -32601, "METHOD_NOT_FOUND", "method not found")
 	}
 }
 

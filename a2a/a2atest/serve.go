@@ -23,7 +23,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch p := r.URL.Path; {
 	case p == PathJSONRPC10:
 		b = a2a.JSONRPC10
-	case p == PathJSONRPC03:
+	case p == PathJSONRPC03, strings.HasPrefix(p, PathAgents):
 		b = a2a.JSONRPC03
 	case strings.HasPrefix(p, PathREST03+"/v1/"):
 		b, rest = a2a.REST03, strings.TrimPrefix(p, PathREST03+"/v1")
@@ -67,6 +67,7 @@ func (a *Agent) nextFault() (Fault, bool) {
 }
 
 func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
+	sp := a.spell(b)
 	switch f {
 	case Fault503:
 		w.Header().Set("Retry-After", "1")
@@ -82,7 +83,7 @@ func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"id":"task-`)
 	case FaultInternal:
-		writeError(w, b, json.RawMessage("1"), -32603, "INTERNAL_ERROR", "internal error")
+		sp.writeError(w, json.RawMessage("1"), -32603, "INTERNAL_ERROR", "internal error")
 	}
 }
 
@@ -135,13 +136,14 @@ var (
 )
 
 func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, body []byte) {
+	sp := a.spell(b)
 	var in rpcIn
 	if err := json.Unmarshal(body, &in); err != nil {
-		writeError(w, b, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
+		sp.writeError(w, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
 		return
 	}
 	if in.JSONRPC != "2.0" || in.Method == "" {
-		writeError(w, b, in.ID, -32600, "INVALID_REQUEST", "invalid request")
+		sp.writeError(w, in.ID, -32600, "INVALID_REQUEST", "invalid request")
 		return
 	}
 	v10 := b == a2a.JSONRPC10
@@ -154,57 +156,58 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 		t, f := a.send(b, in.Params)
 		a.record(b, m, taskIDOf(t), r, body)
 		if f != nil {
-			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
 		}
-		res := render(b, t)
+		res := sp.render(t)
 		if v10 {
 			res = map[string]any{"task": res}
 		}
-		writeResult(w, in.ID, res)
+		sp.writeResult(w, in.ID, res)
 	case m == pick(v10, "SendStreamingMessage", "message/stream"):
 		t, f := a.send(b, in.Params)
 		a.record(b, m, taskIDOf(t), r, body)
 		if f != nil {
-			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
 		}
-		streamTurn(w, b, in.ID, t)
+		sp.streamTurn(w, in.ID, t)
 	case m == pick(v10, "GetTask", "tasks/get"):
 		a.record(b, m, params.ID, r, body)
 		t, f := a.get(params.ID)
 		if f != nil {
-			writeError(w, b, in.ID, f.code, f.reason, f.message)
+			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
 		}
-		writeResult(w, in.ID, render(b, t))
+		sp.writeResult(w, in.ID, sp.render(t))
 	case m == pick(v10, "SubscribeToTask", "tasks/resubscribe"):
 		a.record(b, m, params.ID, r, body)
 		a.subscribe(w, r, b, in.ID, params.ID)
 	default:
 		a.record(b, m, "", r, body)
-		writeError(w, b, in.ID, -32601, "METHOD_NOT_FOUND", "method not found")
+		sp.writeError(w, in.ID, -32601, "METHOD_NOT_FOUND", "method not found")
 	}
 }
 
 func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding, path string, body []byte) {
+	sp := a.spell(b)
 	switch {
 	case path == "/message:send" && r.Method == http.MethodPost:
 		t, f := a.send(b, body)
 		a.record(b, "message:send", taskIDOf(t), r, body)
 		if f != nil {
-			writeError(w, b, nil, f.code, f.reason, f.message)
+			sp.writeError(w, nil, f.code, f.reason, f.message)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"task": render(b, t)})
+		sp.writeJSON(w, http.StatusOK, map[string]any{"task": sp.render(t)})
 	case path == "/message:stream" && r.Method == http.MethodPost:
 		t, f := a.send(b, body)
 		a.record(b, "message:stream", taskIDOf(t), r, body)
 		if f != nil {
-			writeError(w, b, nil, f.code, f.reason, f.message)
+			sp.writeError(w, nil, f.code, f.reason, f.message)
 			return
 		}
-		streamTurn(w, b, nil, t)
+		sp.streamTurn(w, nil, t)
 	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":subscribe"):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":subscribe")
 		a.record(b, "tasks:subscribe", id, r, body)
@@ -214,13 +217,13 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 		a.record(b, "tasks/get", id, r, body)
 		t, f := a.get(id)
 		if f != nil {
-			writeError(w, b, nil, f.code, f.reason, f.message)
+			sp.writeError(w, nil, f.code, f.reason, f.message)
 			return
 		}
-		writeJSON(w, http.StatusOK, render(b, t))
+		sp.writeJSON(w, http.StatusOK, sp.render(t))
 	default:
 		a.record(b, path, "", r, body)
-		writeError(w, b, nil, -32601, "METHOD_NOT_FOUND", "no such operation")
+		sp.writeError(w, nil, -32601, "METHOD_NOT_FOUND", "no such operation")
 	}
 }
 
@@ -261,6 +264,13 @@ func (a *Agent) send(b a2a.Binding, params []byte) (*task, *failure) {
 	}
 	t, ok := a.tasks[m.TaskID]
 	switch {
+	case a.cfg.profile == ProfileLegacyHector && (!ok || t.state.Terminal()):
+		// The previous Hector generation does not check the id: a message for a task it
+		// does not know, or that has ended, starts a new task.
+		t = a.newTask(m.ContextID)
+		a.touch(t)
+		c := *t
+		return &c, nil
 	case !ok:
 		return nil, errNotFound
 	case t.state.Terminal():
@@ -268,9 +278,14 @@ func (a *Agent) send(b a2a.Binding, params []byte) (*task, *failure) {
 	case m.ContextID != "" && m.ContextID != t.contextID:
 		return nil, errContext
 	}
+	before := *t
 	if t.state == a2a.StateInputRequired {
 		a.answer(t, m.Parts)
 		a.touch(t)
+	}
+	if a.cfg.profile == ProfileLegacyHector {
+		// It replies before it has read the answer: the task as it was.
+		return &before, nil
 	}
 	c := *t
 	return &c, nil
@@ -313,6 +328,7 @@ func (a *Agent) get(id string) (*task, *failure) {
 // until it ends or asks for input. Like a2a-go, it refuses a task paused for input (its
 // execution ended at the pause) with -32001, and a finished one with -32004.
 func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding, id json.RawMessage, taskID string) {
+	sp := a.spell(b)
 	t, f := a.get(taskID)
 	switch {
 	case f != nil:
@@ -322,7 +338,7 @@ func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 		f = errUnsupported
 	}
 	if f != nil {
-		writeError(w, b, id, f.code, f.reason, f.message)
+		sp.writeError(w, id, f.code, f.reason, f.message)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -336,11 +352,11 @@ func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 		a.mu.Unlock()
 		if cur.version != last {
 			last = cur.version
-			ev := map[string]any{"task": render(b, &cur)}
+			ev := map[string]any{"task": sp.render(&cur)}
 			var data any = ev
 			switch {
 			case b == a2a.JSONRPC03:
-				data = map[string]any{"jsonrpc": "2.0", "id": id, "result": render(b, &cur)}
+				data = map[string]any{"jsonrpc": "2.0", "id": id, "result": sp.render(&cur)}
 			case b == a2a.JSONRPC10:
 				data = map[string]any{"jsonrpc": "2.0", "id": id, "result": ev}
 			}
@@ -366,16 +382,20 @@ func (a *Agent) subscribe(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 // streamTurn streams one turn of t as a2a-go does: the task (submitted), a working
 // status update, then its state now, and closes. 0.3 JSON-RPC marks the last update final;
 // 0.3 REST, like a2a-go's, does not.
-func streamTurn(w http.ResponseWriter, b a2a.Binding, id json.RawMessage, t *task) {
+func (sp spelling) streamTurn(w http.ResponseWriter, id json.RawMessage, t *task) {
+	b := sp.b
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	first := *t
 	first.state, first.question, first.metadata, first.artifacts = a2a.StateSubmitted, nil, nil, nil
 	working := first
 	working.state = a2a.StateWorking
-	events := []any{render(b, &first), statusUpdate(b, &working, false), statusUpdate(b, t, true)}
+	events := []any{sp.render(&first), sp.statusUpdate(&working, false), sp.statusUpdate(t, true)}
 	if b != a2a.JSONRPC03 {
 		events[0] = map[string]any{"task": events[0]}
+	}
+	if sp.profile == ProfileA2AGoV03 {
+		events = events[1:] // no task snapshot: the first event is a status update
 	}
 	for i, ev := range events {
 		var data any = ev
@@ -388,8 +408,9 @@ func streamTurn(w http.ResponseWriter, b a2a.Binding, id json.RawMessage, t *tas
 }
 
 // statusUpdate spells a status-update event for t.
-func statusUpdate(b a2a.Binding, t *task, final bool) any {
-	snap := render(b, t).(map[string]any)
+func (sp spelling) statusUpdate(t *task, final bool) any {
+	b := sp.b
+	snap := sp.render(t).(map[string]any)
 	u := map[string]any{"taskId": t.id, "contextId": t.contextID, "status": snap["status"]}
 	if t.metadata != nil {
 		u["metadata"] = t.metadata
@@ -404,7 +425,8 @@ func statusUpdate(b a2a.Binding, t *task, final bool) any {
 }
 
 // render spells t as binding b does.
-func render(b a2a.Binding, t *task) any {
+func (sp spelling) render(t *task) any {
+	b := sp.b
 	state := string(t.state)
 	if b != a2a.JSONRPC03 {
 		state = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(state, "-", "_"))
@@ -414,7 +436,7 @@ func render(b a2a.Binding, t *task) any {
 	}
 	status := map[string]any{"state": state, "timestamp": t.updated.UTC().Format(time.RFC3339Nano)}
 	if len(t.question) > 0 {
-		status["message"] = renderMessage(b, t, t.question)
+		status["message"] = sp.renderMessage(t, t.question)
 	}
 	out := map[string]any{"id": t.id, "status": status}
 	if t.contextID != "" {
@@ -424,7 +446,7 @@ func render(b a2a.Binding, t *task) any {
 		out["kind"] = "task"
 	}
 	if len(t.artifacts) > 0 {
-		out["artifacts"] = []any{map[string]any{"artifactId": "result", "parts": renderParts(b, t.artifacts)}}
+		out["artifacts"] = []any{map[string]any{"artifactId": "result", "parts": sp.renderParts(t.artifacts)}}
 	}
 	if t.metadata != nil {
 		out["metadata"] = t.metadata
@@ -432,25 +454,27 @@ func render(b a2a.Binding, t *task) any {
 	return out
 }
 
-func renderMessage(b a2a.Binding, t *task, parts []a2a.Part) map[string]any {
+func (sp spelling) renderMessage(t *task, parts []a2a.Part) map[string]any {
+	b := sp.b
 	m := map[string]any{"messageId": fmt.Sprintf("%s-q%d", t.id, t.asked), "taskId": t.id, "contextId": t.contextID}
 	switch b {
 	case a2a.JSONRPC03:
-		m["kind"], m["role"], m["parts"] = "message", "agent", renderParts(b, parts)
+		m["kind"], m["role"], m["parts"] = "message", "agent", sp.renderParts(parts)
 	case a2a.REST03:
-		m["role"], m["content"] = "ROLE_AGENT", renderParts(b, parts)
+		m["role"], m["content"] = "ROLE_AGENT", sp.renderParts(parts)
 	default:
-		m["role"], m["parts"] = "ROLE_AGENT", renderParts(b, parts)
+		m["role"], m["parts"] = "ROLE_AGENT", sp.renderParts(parts)
 	}
 	return m
 }
 
-func renderParts(b a2a.Binding, parts []a2a.Part) []any {
+func (sp spelling) renderParts(parts []a2a.Part) []any {
+	b := sp.b
 	out := make([]any, 0, len(parts))
 	for _, p := range parts {
 		var o map[string]any
 		switch {
-		case len(p.Data) > 0 && b == a2a.REST03:
+		case len(p.Data) > 0 && (b == a2a.REST03 || sp.profile == ProfileLegacyHector):
 			o = map[string]any{"data": map[string]any{"data": p.Data}}
 		case len(p.Data) > 0:
 			o = map[string]any{"data": p.Data}
@@ -472,9 +496,9 @@ func renderParts(b a2a.Binding, parts []a2a.Part) []any {
 // Task. Called with a.mu held.
 func (a *Agent) pushBody(t *task) []byte {
 	if t.push.v10 {
-		return mustJSON(map[string]any{"task": render(a2a.REST10, t)})
+		return mustJSON(map[string]any{"task": a.spell(a2a.REST10).render(t)})
 	}
-	return mustJSON(render(a2a.JSONRPC03, t))
+	return mustJSON(a.spell(a2a.JSONRPC03).render(t))
 }
 
 // deliver POSTs one notification in the background; Close waits for it.
@@ -504,14 +528,17 @@ func (a *Agent) deliver(p pushConfig, body []byte) {
 	}()
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+func (sp spelling) writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	if sp.profile == ProfileA2AGoV03 && (sp.b == a2a.JSONRPC03 || sp.b == a2a.JSONRPC10) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8") // as a2a-go v0.3's server does
+	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-func writeResult(w http.ResponseWriter, id json.RawMessage, result any) {
-	writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+func (sp spelling) writeResult(w http.ResponseWriter, id json.RawMessage, result any) {
+	sp.writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
 }
 
 // httpStatus is the HTTP status of an A2A error code in the REST binding (1.0 §5.4).
@@ -527,15 +554,24 @@ func httpStatus(code int) (int, string) {
 }
 
 // writeError answers with an A2A error, as a2a-go spells it in each binding.
-func writeError(w http.ResponseWriter, b a2a.Binding, id json.RawMessage, code int, reason, message string) {
-	info := []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "a2a-protocol.org"}}
+func (sp spelling) writeError(w http.ResponseWriter, id json.RawMessage, code int, reason, message string) {
+	b := sp.b
+	var info any = []any{map[string]any{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": reason, "domain": "a2a-protocol.org"}}
+	switch {
+	case sp.profile == ProfileA2AGoV03 && code == -32602:
+		// a2a-go v0.3: the generic "invalid params", the reason in data.error.
+		info, message = map[string]any{"error": message}, "invalid params"
+	case sp.profile == ProfileLegacyHector && code == -32001 && b != a2a.JSONRPC03 && b != a2a.JSONRPC10:
+		sp.writeJSON(w, http.StatusNotFound, map[string]any{"error": "Task not found"})
+		return
+	}
 	if b == a2a.JSONRPC03 || b == a2a.JSONRPC10 {
 		if id == nil {
 			id = json.RawMessage("null")
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message, "data": info}})
+		sp.writeJSON(w, http.StatusOK, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": code, "message": message, "data": info}})
 		return
 	}
 	status, name := httpStatus(code)
-	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "status": name, "message": message, "details": info}})
+	sp.writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "status": name, "message": message, "details": info}})
 }
