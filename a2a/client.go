@@ -162,13 +162,18 @@ func randomID() string {
 type SendOptions struct {
 	// Push asks the agent to POST the task's updates to a webhook.
 	Push *PushConfig
+	// NonBlocking asks the agent to answer at once with the task as it is (submitted or
+	// working, usually) instead of at the end of the turn: 0.3's configuration.blocking
+	// false, 1.0's returnImmediately. Follow the task with [Track] and [Client.Wait] or
+	// [Client.Run]. Default false: the agent answers when the task ends or pauses.
+	NonBlocking bool
 }
 
 // Send sends m to the agent at ep (message/send, SendMessage or POST message:send) and
 // returns its answer: a Task, or a Message. m's role is always user; an empty MessageID is
 // filled in. Send is one request, never retried.
 func (c *Client) Send(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
-	return c.call(ctx, ep, opSend, "", c.outgoing(&m), o.push())
+	return c.call(ctx, ep, opSend, "", c.outgoing(&m), o)
 }
 
 // outgoing gives m a message id when it has none.
@@ -179,12 +184,6 @@ func (c *Client) outgoing(m *Message) *Message {
 	return m
 }
 
-func (o *SendOptions) push() *PushConfig {
-	if o == nil {
-		return nil
-	}
-	return o.Push
-}
 
 // do sends req; a failure is reported without the URL's query, or as ctx's cause.
 func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, error) {
@@ -199,14 +198,38 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 	return resp, nil
 }
 
-// GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}).
+// GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}). A JSON-RPC agent
+// that refuses {"id"} as invalid params is asked once more with {"name":"tasks/<id>"}, as
+// older agents want. An answer about another task is ErrTaskMismatch.
 func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, error) {
 	ev, err := c.call(ctx, ep, opGet, id, nil, nil)
+	if errors.Is(err, ErrInvalidParams) && !ep.Binding.rest() {
+		ev, err = c.call(ctx, ep, opGetByName, id, nil, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
 	if ev.Task == nil {
 		return nil, malformed(ErrUnrecognised, "task query answered without a task")
+	}
+	if err := mismatch(id, "", ev.Task); err != nil {
+		return nil, err
+	}
+	return ev.Task, nil
+}
+
+// Cancel asks the agent to cancel task id (tasks/cancel, CancelTask, POST /tasks/{id}:cancel)
+// and returns the task as the agent reports it, canceled as a rule. A [Client.Wait] or
+// [Client.Run] on the task then ends with it (Run: a cancelled Result). Errors:
+// ErrTaskNotCancelable when the task has ended, ErrTaskNotFound, ErrTaskMismatch for an
+// answer about another task. One request, never retried.
+func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, error) {
+	ev, err := c.call(ctx, ep, opCancel, id, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if ev.Task == nil {
+		return nil, malformed(ErrUnrecognised, "cancel answered without a task")
 	}
 	if err := mismatch(id, "", ev.Task); err != nil {
 		return nil, err
@@ -316,10 +339,10 @@ func stillAsks(p *Pause, t *Task) bool {
 }
 
 // call sends one request and decodes its answer.
-func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, push *PushConfig) (*Event, error) {
+func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, so *SendOptions) (*Event, error) {
 	rctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	req, wantID, err := c.request(rctx, ep, o, taskID, m, push)
+	req, wantID, err := c.request(rctx, ep, o, taskID, m, so)
 	if err != nil {
 		return nil, err
 	}
@@ -338,8 +361,8 @@ func (c *Client) call(ctx context.Context, ep Endpoint, o op, taskID string, m *
 	return ev, err
 }
 
-func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, push *PushConfig) (*http.Request, json.RawMessage, error) {
-	req, wantID, err := newRequest(ctx, ep, o, c.seq.Add(1), taskID, m, push)
+func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, m *Message, so *SendOptions) (*http.Request, json.RawMessage, error) {
+	req, wantID, err := newRequest(ctx, ep, o, c.seq.Add(1), taskID, m, so)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,10 +2,12 @@ package a2a_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Classify tells a relay's hold and a legacy "completed" hold from real progress and real
@@ -63,4 +65,67 @@ func ExampleClient_Run() {
 	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-1.txt"},"tool_name":"delete_file"}
 	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-2.txt"},"tool_name":"delete_file"}
 	// completed approve
+}
+
+// Cancel stops a task the agent is still working on, or waiting on; a Run waiting on it
+// then returns a cancelled Result.
+func ExampleClient_Cancel() {
+	agent := a2atest.StartAgent(a2atest.WithAuthFirst())
+	defer agent.Close()
+	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	ep := agent.Endpoint(a2a.JSONRPC10)
+	ev, err := c.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete last month's reports.")}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ev.Task.State)
+	t, err := c.Cancel(ctx, ep, ev.Task.ID)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(t.State)
+	_, err = c.Cancel(ctx, ep, ev.Task.ID)
+	fmt.Println(errors.Is(err, a2a.ErrTaskNotCancelable))
+	// Output:
+	// auth-required
+	// canceled
+	// true
+}
+
+// An agent of the previous Hector generation answers a message for a task that has ended by
+// starting a new task. That task is not the answer: Resume reports the mismatch with both ids.
+func Example_mismatch() {
+	agent := a2atest.StartAgent(a2atest.WithProfile(a2atest.ProfileLegacyHector))
+	defer agent.Close()
+	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	ep := agent.Endpoint(a2a.JSONRPC03)
+	ev, err := c.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete last month's reports.")}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p := a2a.NewPause(ep, ev.Task)
+	if _, err := c.Resume(ctx, p, a2a.HectorDecision(true)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = c.Resume(ctx, p, a2a.HectorDecision(true)) // the task has completed
+	var me *transport.MismatchError
+	if errors.As(err, &me) {
+		fmt.Println(errors.Is(err, a2a.ErrTaskMismatch), me.Want, me.Got)
+	}
+	// Output:
+	// true task-1 task-2
 }

@@ -204,6 +204,24 @@ func NewPause(ep Endpoint, t *Task) *Pause {
 	return p
 }
 
+// Track returns the handle [Client.Wait] and [Client.Run] take for task t at ep, whatever its
+// state: for a task paused for a human the same as NewPause; for a task submitted, working or
+// in an unknown state (as a non-blocking send answers), a Pause of ClassWorking (Run then
+// waits for what the task does next). It returns nil for a nil or finished task.
+func Track(ep Endpoint, t *Task) *Pause {
+	if t == nil {
+		return nil
+	}
+	if p := NewPause(ep, t); p != nil {
+		return p
+	}
+	switch c := Classify(t); c {
+	case ClassWorking, ClassUnknown:
+		return &Pause{Class: c, Endpoint: ep, TaskID: t.ID, ContextID: t.ContextID, Metadata: t.Metadata, Task: t}
+	}
+	return nil
+}
+
 // InferBinding guesses the binding a response was spoken in, from the request that produced
 // it and the body's spelling: a JSON-RPC envelope is JSON-RPC, anything else REST; 1.0 when
 // the request sent A2A-Version 1.x or the body is ProtoJSON outside 0.3 REST's shapes, 0.3
@@ -266,4 +284,109 @@ func (e *Event) Class() Class {
 		return ClassWorking
 	}
 	return ClassUnknown
+}
+
+// ToolCall is the tool call a paused task asks a human to approve, as [Pause.ToolCall] reads
+// it from whichever shape the agent used.
+type ToolCall struct {
+	// Name is the tool's name ("delete_file"); empty when the agent does not say.
+	Name string
+	// Arguments are the call's arguments as JSON, an object as a rule. Arguments sent as a
+	// string holding JSON (the previous Hector generation's tool_input) are parsed; any
+	// other string is kept as a JSON string.
+	Arguments json.RawMessage
+	// CallID identifies the call, where the agent gives an id: ADK's confirmation
+	// function-call id (the one [ADKConfirmation] answers), Hector's tool_call_id or the
+	// first of metadata.long_running_tool_ids.
+	CallID string
+	// Options are the answers the agent offers ("approve", "deny"), when it lists them.
+	Options []string
+}
+
+// ToolCall returns the tool call the task asks about, and false when it names none. It reads,
+// in order: a data part of the question in Hector's tool_approval shape
+// ({"interaction_type":"tool_approval","tool_name","tool_input","options"}), an ADK
+// adk_request_confirmation function call (the original call's name and args), a data part
+// of the task's artifacts in either shape or as a bare function call ({"name","args"}), and
+// Hector v2's metadata (long_running_tool_ids, tool_name).
+func (p *Pause) ToolCall() (*ToolCall, bool) {
+	if p == nil {
+		return nil, false
+	}
+	var meta struct {
+		IDs      []string `json:"long_running_tool_ids"`
+		ToolName string   `json:"tool_name"`
+	}
+	_ = json.Unmarshal(p.Metadata, &meta)
+	var parts []Part
+	if p.Question != nil {
+		parts = append(parts, p.Question.Parts...)
+	}
+	fromQuestion := len(parts)
+	if p.Task != nil {
+		for _, a := range p.Task.Artifacts {
+			parts = append(parts, a.Parts...)
+		}
+	}
+	for i, part := range parts {
+		if tc, ok := toolCallOf(part.Data, i >= fromQuestion); ok {
+			if tc.CallID == "" && len(meta.IDs) > 0 {
+				tc.CallID = meta.IDs[0]
+			}
+			return tc, true
+		}
+	}
+	if len(meta.IDs) > 0 {
+		return &ToolCall{Name: meta.ToolName, CallID: meta.IDs[0]}, true
+	}
+	return nil, false
+}
+
+// toolCallOf reads one data part; bare function calls ({"name","args"}) count only in
+// artifacts, where agents put the call they hold.
+func toolCallOf(data json.RawMessage, artifact bool) (*ToolCall, bool) {
+	if len(data) == 0 {
+		return nil, false
+	}
+	var d struct {
+		InteractionType string          `json:"interaction_type"`
+		ToolName        string          `json:"tool_name"`
+		ToolInput       json.RawMessage `json:"tool_input"`
+		ToolCallID      string          `json:"tool_call_id"`
+		Options         []string        `json:"options"`
+		ID              string          `json:"id"`
+		Name            string          `json:"name"`
+		Args            json.RawMessage `json:"args"`
+	}
+	if json.Unmarshal(data, &d) != nil {
+		return nil, false
+	}
+	switch {
+	case d.InteractionType == "tool_approval" || (d.ToolName != "" && len(d.ToolInput) > 0):
+		return &ToolCall{Name: d.ToolName, Arguments: jsonArguments(d.ToolInput), CallID: d.ToolCallID, Options: d.Options}, true
+	case d.Name == adkConfirmation:
+		var args struct {
+			Original struct {
+				Name string          `json:"name"`
+				Args json.RawMessage `json:"args"`
+			} `json:"originalFunctionCall"`
+		}
+		_ = json.Unmarshal(d.Args, &args)
+		return &ToolCall{Name: args.Original.Name, Arguments: jsonArguments(args.Original.Args), CallID: d.ID}, true
+	case artifact && d.Name != "" && len(d.Args) > 0:
+		return &ToolCall{Name: d.Name, Arguments: jsonArguments(d.Args), CallID: d.ID}, true
+	}
+	return nil, false
+}
+
+// jsonArguments returns raw, or the JSON a string in raw holds.
+func jsonArguments(raw json.RawMessage) json.RawMessage {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	return raw
 }

@@ -17,6 +17,10 @@ const (
 	opStream
 	opGet
 	opSubscribe
+	opCancel
+	// opGetByName is opGet with params {"name":"tasks/<id>"}, the resource name of the 0.3
+	// proto's GetTaskRequest, which older agents want on JSON-RPC as well.
+	opGetByName
 )
 
 // rpcMethods are the JSON-RPC method names per version (0.3 §7, 1.0 §9.4).
@@ -25,6 +29,8 @@ var rpcMethods = map[op][2]string{
 	opStream:    {"message/stream", "SendStreamingMessage"},
 	opGet:       {"tasks/get", "GetTask"},
 	opSubscribe: {"tasks/resubscribe", "SubscribeToTask"},
+	opCancel:    {"tasks/cancel", "CancelTask"},
+	opGetByName: {"tasks/get", "GetTask"},
 }
 
 // versionHeader is the 1.0 version negotiation header (1.0 §3.6); a request without it is
@@ -58,7 +64,7 @@ type sendParams struct {
 
 // newRequest builds the HTTP request of o at ep. id is the JSON-RPC id (unused for REST);
 // the returned raw id is what the response must echo, nil for REST.
-func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string, m *Message, push *PushConfig) (*http.Request, json.RawMessage, error) {
+func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string, m *Message, so *SendOptions) (*http.Request, json.RawMessage, error) {
 	var (
 		method = http.MethodPost
 		target = ep.URL
@@ -76,9 +82,11 @@ func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string,
 		switch o {
 		case opSend, opStream:
 			target += prefix + map[op]string{opSend: "/message:send", opStream: "/message:stream"}[o]
-			body = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: pushConfiguration(ep.Binding, push)}
-		case opGet:
+			body = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: configuration(ep.Binding, so)}
+		case opGet, opGetByName:
 			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)
+		case opCancel:
+			target, body = target+prefix+"/tasks/"+url.PathEscape(taskID)+":cancel", map[string]string{}
 		case opSubscribe:
 			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)+":subscribe"
 		}
@@ -90,7 +98,9 @@ func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string,
 		r := rpcRequest{JSONRPC: "2.0", ID: id, Method: rpcMethods[o][v]}
 		switch o {
 		case opSend, opStream:
-			r.Params = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: pushConfiguration(ep.Binding, push)}
+			r.Params = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: configuration(ep.Binding, so)}
+		case opGetByName:
+			r.Params = map[string]string{"name": "tasks/" + taskID}
 		default:
 			r.Params = map[string]string{"id": taskID}
 		}
@@ -239,31 +249,43 @@ func encodePart(b Binding, p Part) any {
 	}
 }
 
-// pushConfiguration spells a send's push configuration for b (0.3 pushNotificationConfig
-// with schemes; 0.3 REST pushNotification; 1.0 taskPushNotificationConfig with scheme).
-func pushConfiguration(b Binding, p *PushConfig) map[string]any {
-	if p == nil {
+// configuration spells a send's configuration for b: the push configuration (0.3
+// pushNotificationConfig or, in REST, pushNotification; 1.0 taskPushNotificationConfig) and
+// whether the agent answers at once. nil when there is nothing to say.
+func configuration(b Binding, so *SendOptions) map[string]any {
+	if so == nil || (so.Push == nil && !so.NonBlocking) {
 		return nil
 	}
-	cfg := map[string]any{"url": p.URL}
-	if p.Token != "" {
-		cfg["token"] = p.Token
-	}
-	if p.Scheme != "" {
-		if b.v10() {
-			cfg["authentication"] = map[string]any{"scheme": p.Scheme, "credentials": p.Credentials}
-		} else {
-			cfg["authentication"] = map[string]any{"schemes": []string{p.Scheme}, "credentials": p.Credentials}
+	out := map[string]any{}
+	if p := so.Push; p != nil {
+		cfg := map[string]any{"url": p.URL}
+		if p.Token != "" {
+			cfg["token"] = p.Token
+		}
+		if p.Scheme != "" {
+			if b.v10() {
+				cfg["authentication"] = map[string]any{"scheme": p.Scheme, "credentials": p.Credentials}
+			} else {
+				cfg["authentication"] = map[string]any{"schemes": []string{p.Scheme}, "credentials": p.Credentials}
+			}
+		}
+		switch b {
+		case JSONRPC10, REST10:
+			out["taskPushNotificationConfig"] = cfg
+		case REST03:
+			out["pushNotification"] = cfg
+		default:
+			out["pushNotificationConfig"] = cfg
 		}
 	}
-	switch b {
-	case JSONRPC10, REST10:
-		return map[string]any{"taskPushNotificationConfig": cfg}
-	case REST03:
-		// A proto3 bool that is absent is false: a 0.3 configuration spells blocking out, or
-		// the agent answers at once with a submitted task.
-		return map[string]any{"pushNotification": cfg, "blocking": true}
-	default:
-		return map[string]any{"pushNotificationConfig": cfg, "blocking": true}
+	if b.v10() {
+		if so.NonBlocking {
+			out["returnImmediately"] = true // 1.0 §9.4: blocking is the default
+		}
+	} else {
+		// 0.3 spells blocking out: a proto3 bool that is absent is false, and peers differ
+		// in what they assume.
+		out["blocking"] = !so.NonBlocking
 	}
+	return out
 }

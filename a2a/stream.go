@@ -39,11 +39,19 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		out.Envelope, out.ProtoJSON, out.Content = ev.Envelope, out.ProtoJSON || ev.ProtoJSON, out.Content || ev.Content
 		final := false
 		switch {
+		case out.Task != nil && ev.TaskID() != "" && ev.TaskID() != out.Task.ID:
+			// An event of another task: never folded into this one.
 		case ev.Task != nil:
 			out.Task, out.Message = ev.Task, nil
 		case ev.Message != nil && out.Task == nil:
 			out.Message = ev.Message
 			return false // a message answers the whole call (1.0 §3.1.2)
+		case ev.Message != nil:
+			// Older agents send the question as a message event after the task: it is the
+			// task's status message.
+			c := *out.Task
+			c.Question = ev.Message
+			out.Task = &c
 		case ev.Status != nil:
 			out.Task = applyStatus(out.Task, ev.Status)
 			final = ev.Status.Final
@@ -103,7 +111,7 @@ func mergeObjects(a, b json.RawMessage) json.RawMessage {
 // (see [ReadStream]). When the stream ends with the task still working, it asks GetTask for
 // the truth. It returns the task, or the message the agent answered with.
 func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
-	req, wantID, err := c.request(ctx, ep, opStream, "", c.outgoing(&m), o.push())
+	req, wantID, err := c.request(ctx, ep, opStream, "", c.outgoing(&m), o)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/sse"
@@ -29,6 +30,9 @@ type WaitOptions struct {
 	// OnChange is called from the waiting goroutine with each new class the task shows
 	// while it still waits (working → auth-required, …). Nil: nothing is reported.
 	OnChange func(t *Task, c Class)
+	// Interval paces the task queries when the agent sends no Retry-After; at least 1 s.
+	// 0 means the client's (WithPollInterval, default 5 s).
+	Interval time.Duration
 }
 
 // Wait waits until the task of p leaves the class it is in: it returns the task once it is
@@ -90,6 +94,7 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 		last    Class
 		repeats int
 		lastErr string
+		get     = opGet
 	)
 	// again counts a transient answer: DefaultMaxRepeats of the same in a row end the wait.
 	again := func(err error) error {
@@ -109,6 +114,9 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 			err = mismatch(taskID, "", ev.Task)
 		}
 		switch {
+		case get == opGet && errors.Is(err, ErrInvalidParams) && !ep.Binding.rest():
+			get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
+			return nil, false, transport.Temporary(err)
 		case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
 			return nil, false, again(err)
 		case err != nil:
@@ -127,9 +135,13 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 		}
 		return ev.Task, true, nil
 	}
-	poller := &transport.Poller{Client: c.hc, Interval: c.interval, MaxBody: c.maxBody, Logger: c.logger}
+	interval := c.interval
+	if o.Interval > 0 {
+		interval = max(o.Interval, time.Second)
+	}
+	poller := &transport.Poller{Client: c.hc, Interval: interval, MaxBody: c.maxBody, Logger: c.logger}
 	newReq := func(rctx context.Context) (*http.Request, error) {
-		req, _, err := c.request(rctx, ep, opGet, taskID, nil, nil)
+		req, _, err := c.request(rctx, ep, get, taskID, nil, nil)
 		return req, err
 	}
 	t, err := transport.PollRequests(ctx, poller, newReq, wake, decodeTask)
@@ -267,6 +279,11 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 					return nil, err
 				}
 			}
+		case ClassWorking, ClassUnknown:
+			// A task being worked on (see Track): wait for what it does next.
+			if t, err = c.wait(ctx, p.Endpoint, p.TaskID, inClass(ClassWorking), &o.Wait); err != nil {
+				return nil, err
+			}
 		case ClassAuthRequired, ClassRelay, ClassRelayPending:
 			if o.Notify != nil {
 				o.Notify(ctx, p)
@@ -288,6 +305,6 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 				return ResultOf(t, action, relayed), nil
 			}
 		}
-		p = NewPause(p.Endpoint, t)
+		p = Track(p.Endpoint, t)
 	}
 }

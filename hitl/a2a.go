@@ -110,7 +110,15 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 		return nil, err
 	}
 	first := *it.Task
-	notify := func(ctx context.Context, p *a2a.Pause) {
+	var ro a2a.RunOptions
+	if o.A2A != nil {
+		ro = *o.A2A
+	}
+	theirs := ro.Notify
+	ro.Notify = func(ctx context.Context, p *a2a.Pause) {
+		if theirs != nil {
+			theirs(ctx, p)
+		}
 		if forward == nil || (p.TaskID == first.TaskID && p.Class == first.Class) {
 			return
 		}
@@ -122,5 +130,5 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	if ask == nil {
 		ask = func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.Answer{}, ErrNoAsker }
 	}
-	return ac.Run(ctx, it.Task, ask, &a2a.RunOptions{Notify: notify})
+	return ac.Run(ctx, it.Task, ask, &ro)
 }

@@ -199,3 +199,25 @@ func TestDetectPlain200AllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// TestWaitA2AOptions: hitl's Wait on an A2A interrupt takes the run's options: a limit of one
+// question ends a task that asks two with ErrTooManyTurns.
+func TestWaitA2AOptions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2))
+		resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC10), true)
+		it, err := hitl.Detect(resp, nil)
+		if err != nil || it == nil {
+			t.Fatalf("Detect = %v, %v", it, err)
+		}
+		c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ask := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }
+		_, err = c.Wait(t.Context(), it, &hitl.WaitOptions{Ask: ask, A2A: &a2a.RunOptions{MaxTurns: 1}})
+		if !errors.Is(err, a2a.ErrTooManyTurns) {
+			t.Fatalf("Wait with MaxTurns 1 = %v", err)
+		}
+	})
+}

@@ -367,6 +367,11 @@ type WaitOptions struct {
 	// later questions of the same task); see [a2a.Client.Run]. Nil: such a wait fails with
 	// ErrNoAsker. HITL Protocol cases ignore it.
 	Ask a2a.Asker
+	// A2A tunes the run of an A2A task: the most questions answered (MaxTurns), the pace of
+	// task queries (Wait.Interval), a stream or push receiver as wake-ups (Wait.Stream,
+	// Wait.Push). Its Notify is called besides the client's forwarder. Nil: the defaults of
+	// [a2a.Client.Run]. HITL Protocol cases ignore it.
+	A2A *a2a.RunOptions
 	// NoReminders turns reminders off: by default, at each of the case's reminder_at times
 	// and on each review.reminder event, the forwarder is called again with the same
 	// interrupt (its Reminder counting up) while the case is pending or opened.

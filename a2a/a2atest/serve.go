@@ -103,9 +103,11 @@ type rpcIn struct {
 type sendIn struct {
 	Message       json.RawMessage `json:"message"`
 	Configuration struct {
-		Push03   *pushIn `json:"pushNotificationConfig"`
-		PushREST *pushIn `json:"pushNotification"`
-		Push10   *pushIn `json:"taskPushNotificationConfig"`
+		Push03            *pushIn `json:"pushNotificationConfig"`
+		PushREST          *pushIn `json:"pushNotification"`
+		Push10            *pushIn `json:"taskPushNotificationConfig"`
+		Blocking          *bool   `json:"blocking"`
+		ReturnImmediately bool    `json:"returnImmediately"`
 	} `json:"configuration"`
 }
 
@@ -133,7 +135,25 @@ var (
 	errContext     = &failure{-32602, "INVALID_PARAMS", "context id does not match the task"}
 	errBadParams   = &failure{-32602, "INVALID_PARAMS", "invalid params"}
 	errUnsupported = &failure{-32004, "UNSUPPORTED_OPERATION", "task is in a terminal state"}
+	errNotCancel   = &failure{-32002, "TASK_NOT_CANCELABLE", "task cannot be canceled"}
 )
+
+// cancelTask cancels a task that has not ended and returns a copy of it.
+func (a *Agent) cancelTask(id string) (*task, *failure) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	t, ok := a.tasks[id]
+	switch {
+	case !ok:
+		return nil, errNotFound
+	case t.state.Terminal():
+		return nil, errNotCancel
+	}
+	t.state, t.question, t.metadata = a2a.StateCanceled, []a2a.Part{a2a.TextPart("Canceled by the client.")}, nil
+	a.touch(t)
+	c := *t
+	return &c, nil
+}
 
 func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, body []byte) {
 	sp := a.spell(b)
@@ -148,7 +168,8 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 	}
 	v10 := b == a2a.JSONRPC10
 	var params struct {
-		ID string `json:"id"`
+		ID   string `json:"id"`
+		Name string `json:"name"`
 	}
 	_ = json.Unmarshal(in.Params, &params)
 	switch m := in.Method; {
@@ -173,8 +194,26 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 		}
 		sp.streamTurn(w, in.ID, t)
 	case m == pick(v10, "GetTask", "tasks/get"):
+		id := params.ID
+		if a.cfg.profile == ProfileLegacyHector {
+			// The previous generation asks for the resource name, {"name":"tasks/<id>"}.
+			id = strings.TrimPrefix(params.Name, "tasks/")
+			if params.Name == "" {
+				a.record(b, m, params.ID, r, body)
+				sp.writeError(w, in.ID, errBadParams.code, errBadParams.reason, errBadParams.message)
+				return
+			}
+		}
+		a.record(b, m, id, r, body)
+		t, f := a.get(id)
+		if f != nil {
+			sp.writeError(w, in.ID, f.code, f.reason, f.message)
+			return
+		}
+		sp.writeResult(w, in.ID, sp.render(t))
+	case m == pick(v10, "CancelTask", "tasks/cancel"):
 		a.record(b, m, params.ID, r, body)
-		t, f := a.get(params.ID)
+		t, f := a.cancelTask(params.ID)
 		if f != nil {
 			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
@@ -208,6 +247,15 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 			return
 		}
 		sp.streamTurn(w, nil, t)
+	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":cancel") && r.Method == http.MethodPost:
+		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":cancel")
+		a.record(b, "tasks:cancel", id, r, body)
+		t, f := a.cancelTask(id)
+		if f != nil {
+			sp.writeError(w, nil, f.code, f.reason, f.message)
+			return
+		}
+		sp.writeJSON(w, http.StatusOK, sp.render(t))
 	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":subscribe"):
 		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":subscribe")
 		a.record(b, "tasks:subscribe", id, r, body)
@@ -260,6 +308,10 @@ func (a *Agent) send(b a2a.Binding, params []byte) (*task, *failure) {
 		t.push = pushOf(b, in)
 		a.touch(t)
 		c := *t
+		if cfg := in.Configuration; cfg.ReturnImmediately || (cfg.Blocking != nil && !*cfg.Blocking) {
+			// Non-blocking: the task as it was when it was accepted.
+			c.state, c.question, c.metadata = a2a.StateSubmitted, nil, nil
+		}
 		return &c, nil
 	}
 	t, ok := a.tasks[m.TaskID]
