@@ -10,11 +10,11 @@ require (
 	github.com/r3labs/sse/v2 v2.10.0
 	github.com/sosodev/duration v1.4.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/text v0.41.0
 )
 
 require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	golang.org/x/net v0.0.0-20191116160921-f9c825593386 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
 )

@@ -184,7 +184,6 @@ func (c *Client) outgoing(m *Message) *Message {
 	return m
 }
 
-
 // do sends req; a failure is reported without the URL's query, or as ctx's cause.
 func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, error) {
 	resp, err := c.hc.Do(req)
