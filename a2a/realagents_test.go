@@ -391,3 +391,26 @@ func TestOlderWire(t *testing.T) {
 		}
 	}
 }
+
+// TestSlowHumanAfterAnInputTimeout: a previous-generation Hector task fails when its question
+// waits ten minutes. A human who answers after that gets the failed task as the Result; the
+// late answer is not sent (it would have started a new task).
+func TestSlowHumanAfterAnInputTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
+		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
+		r, err := c.Run(t.Context(), p, func(ctx context.Context, _ *a2a.Pause) (a2a.Answer, error) {
+			<-time.After(a2atest.LegacyInputTimeout + time.Minute)
+			return a2a.HectorDecision(true), nil
+		}, nil)
+		if err != nil || r.Status != transport.StatusFailed || r.CaseID != p.TaskID {
+			t.Fatalf("Run = %v, %v; want the task's failure", r, err)
+		}
+		for _, req := range agent.Requests()[1:] {
+			if strings.Contains(req.Method, "Send") {
+				t.Errorf("the late answer was sent: %s", req.Method)
+			}
+		}
+	})
+}

@@ -263,9 +263,23 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			if ask == nil {
 				return nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
 			}
+			began := time.Now()
 			a, err := ask(ctx, p)
 			if err != nil {
 				return nil, err
+			}
+			if time.Since(began) >= c.interval {
+				// The human took a while: the task may have moved on meanwhile (an agent
+				// that gives up on a question fails the task). The answer goes only to the
+				// question it answers.
+				now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
+				if err != nil {
+					return nil, err
+				}
+				if !stillAsks(p, now) {
+					t = now
+					break
+				}
 			}
 			if t, err = c.deliver(ctx, p, a); err != nil {
 				return nil, err

@@ -221,3 +221,25 @@ func TestWaitA2AOptions(t *testing.T) {
 		}
 	})
 }
+
+// TestWaitA2AMismatch: hitl's Wait on an A2A interrupt whose task an older agent no longer
+// knows fails with ErrTaskMismatch; the new task the agent started is never the Result.
+func TestWaitA2AMismatch(t *testing.T) {
+	agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
+	resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC10), true)
+	it, err := hitl.Detect(resp, nil)
+	if err != nil || it == nil {
+		t.Fatalf("Detect = %v, %v", it, err)
+	}
+	it.Task.TaskID = "task-forgotten"
+	c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Wait(t.Context(), it, &hitl.WaitOptions{Ask: func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+		return a2a.HectorDecision(true), nil
+	}})
+	if r != nil || !errors.Is(err, a2a.ErrTaskMismatch) {
+		t.Fatalf("Wait = %v, %v; want ErrTaskMismatch", r, err)
+	}
+}

@@ -117,9 +117,14 @@ const (
 	// decision read only from a wrapped data part (a flat one is ignored; the text
 	// "approve" still counts), a resume naming an unknown or ended task silently starting a
 	// new task, a resume answered with the task as it was before the answer was read (the
-	// next query shows it moved on), and a REST 404 of {"error":"Task not found"}.
+	// next query shows it moved on), a REST 404 of {"error":"Task not found"}, and a question
+	// left unanswered for LegacyInputTimeout failing the task.
 	ProfileLegacyHector
 )
+
+// LegacyInputTimeout is how long a ProfileLegacyHector task waits for an answer before it
+// fails.
+const LegacyInputTimeout = 10 * time.Minute
 
 // Profiles lists every profile, for tests that run against each.
 func Profiles() []Profile { return []Profile{ProfileSpec, ProfileA2AGoV03, ProfileLegacyHector} }
@@ -165,6 +170,7 @@ type pushConfig struct {
 }
 
 type task struct {
+	timeout       *time.Timer // the legacy input timeout, while a question waits
 	id, contextID string
 	state         a2a.State
 	question      []a2a.Part
@@ -251,6 +257,13 @@ func (a *Agent) Endpoint(b a2a.Binding) a2a.Endpoint {
 // Close ends open streams and pending push deliveries and shuts the agent down.
 func (a *Agent) Close() {
 	a.once.Do(func() {
+		a.mu.Lock()
+		for _, t := range a.tasks {
+			if t.timeout != nil {
+				t.timeout.Stop()
+			}
+		}
+		a.mu.Unlock()
 		a.cancel()
 		a.pushes.Wait()
 		a.push.CloseIdleConnections()
@@ -369,6 +382,17 @@ func (a *Agent) touch(t *task) {
 func (a *Agent) ask(t *task) {
 	t.asked++
 	t.state = a2a.StateInputRequired
+	if a.cfg.profile == ProfileLegacyHector {
+		asked := t.asked
+		t.timeout = time.AfterFunc(LegacyInputTimeout, func() {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if t.state == a2a.StateInputRequired && t.asked == asked {
+				t.state, t.question, t.metadata = a2a.StateFailed, []a2a.Part{a2a.TextPart("Timed out waiting for input.")}, nil
+				a.touch(t)
+			}
+		})
+	}
 	tool := map[string]any{"path": fmt.Sprintf("/tmp/report-%d.txt", t.asked)}
 	switch a.cfg.style {
 	case StyleHectorV2:
@@ -443,6 +467,10 @@ func (a *Agent) decide(t *task, parts []a2a.Part) string {
 
 // answer advances t with a resume's parts. Called with a.mu held.
 func (a *Agent) answer(t *task, parts []a2a.Part) {
+	if t.timeout != nil {
+		t.timeout.Stop()
+		t.timeout = nil
+	}
 	d := a.decide(t, parts)
 	t.answers = append(t.answers, d)
 	t.metadata = nil
