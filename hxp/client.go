@@ -28,6 +28,9 @@ const (
 	DefaultPollInterval = 5 * time.Second
 	// DefaultMessageLimit bounds one WebSocket message.
 	DefaultMessageLimit = 1 << 20
+	// DefaultRequestTimeout bounds every request — create, poll, cancel, list, inbox,
+	// resolve — and the WebSocket handshake.
+	DefaultRequestTimeout = 30 * time.Second
 )
 
 // Client talks to one HXP server, as an agent (create, wait, cancel, list) and, with a human
@@ -41,6 +44,7 @@ type Client struct {
 	humanToken     func(context.Context) (string, error)
 	logger         *slog.Logger
 	interval       time.Duration
+	timeout        time.Duration
 	allowLocalHTTP bool
 }
 
@@ -49,14 +53,15 @@ type Option func(*Client) error
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
 // "https://hxp.example"). Defaults: http.DefaultClient, endpoints under /hxp/v1, polls every
-// 5 s, no credentials, silent, HTTPS only (§7).
+// 5 s, every request and the WebSocket handshake bounded by 30 s, no credentials, silent,
+// HTTPS only (§7), no redirect followed.
 func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, errors.New("hxp: NewClient: base URL must be an absolute http(s) URL")
 	}
 	c := &Client{base: u, prefix: DefaultAPIPrefix, http: http.DefaultClient,
-		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval}
+		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -137,6 +142,19 @@ func WithPollInterval(d time.Duration) Option {
 	}
 }
 
+// WithRequestTimeout bounds every request and the WebSocket handshake (default 30 s); a
+// poll that takes longer counts as a transient failure, any other request fails. It does
+// not bound a wait, which the caller's context does.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return errors.New("WithRequestTimeout: not positive")
+		}
+		c.timeout = d
+		return nil
+	}
+}
+
 // WithLogger sends debug records (request ids, hosts and paths; never keys, tokens or
 // results) to l.
 func WithLogger(l *slog.Logger) Option {
@@ -155,6 +173,21 @@ func WithAllowLocalHTTP() Option {
 		c.allowLocalHTTP = true
 		return nil
 	}
+}
+
+// ErrMalformed: an answer that is not the JSON the operation expects (a field of the wrong
+// type, say). It is permanent: the same record would fail again. A body cut short (invalid
+// JSON) is retried while waiting.
+var ErrMalformed = errors.New("hxp: malformed answer")
+
+// malformedAnswer types a decode error: a JSON syntax error or a cut body is transient for a
+// poll; anything else is ErrMalformed.
+func malformedAnswer(op string, err error) error {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return transport.Temporary(fmt.Errorf("hxp: %s: answer is not JSON: %w", op, err))
+	}
+	return fmt.Errorf("%w: %s: %w", ErrMalformed, op, err)
 }
 
 // The error categories of §5.3; match with errors.Is. The concrete error is an [*APIError].
@@ -229,6 +262,8 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 		}
 		body = bytes.NewReader(b)
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("hxp: %s: %w", op, httpx.StripURL(err))
@@ -256,7 +291,7 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
-			return nil, fmt.Errorf("hxp: %s: answer is not the expected JSON: %w", op, err)
+			return nil, malformedAnswer(op, err)
 		}
 	}
 	return resp.Header, nil
@@ -462,7 +497,7 @@ func (c *Client) Cancel(ctx context.Context, requestID string) error {
 }
 
 // ListOptions filters [Client.List]. Zero fields do not filter; Limit 0 means the server's
-// default (the reference server caps it at 100).
+// default (the reference server does not cap a larger limit).
 type ListOptions struct {
 	AgentID, ProjectID, Status string
 	Limit                      int

@@ -44,15 +44,75 @@ const SystemResponder = "system"
 // Receipt is an execution receipt (§4.1). Result is raw JSON: a string for DECIDE and
 // APPROVE, a value of the input type for PROVIDE. CompletedAt is kept as sent, since the
 // evidence hash covers its exact spelling.
+//
+// The reason may be any JSON value (the reference server stores whatever the human sent):
+// ReasonRaw holds it as sent, and Reason its text when it is a string. When marshalling,
+// ReasonRaw wins over Reason.
 type Receipt struct {
 	RequestID       string          `json:"request_id"`
 	Status          string          `json:"status"`
 	Result          json.RawMessage `json:"result,omitempty"`
-	Reason          string          `json:"reason,omitempty"`
+	Reason          string          `json:"-"`
+	ReasonRaw       json.RawMessage `json:"-"`
 	CompletedBy     string          `json:"completed_by,omitempty"`
 	CompletedAt     string          `json:"completed_at,omitempty"`
 	DurationSeconds float64         `json:"duration_seconds,omitempty"`
 	EvidenceHash    string          `json:"evidence_hash,omitempty"`
+
+	raw json.RawMessage // the receipt as the server sent it
+}
+
+// receiptFields is Receipt's wire form.
+type receiptFields struct {
+	RequestID       string          `json:"request_id"`
+	Status          string          `json:"status"`
+	Result          json.RawMessage `json:"result,omitempty"`
+	Reason          json.RawMessage `json:"reason,omitempty"`
+	CompletedBy     string          `json:"completed_by,omitempty"`
+	CompletedAt     string          `json:"completed_at,omitempty"`
+	DurationSeconds float64         `json:"duration_seconds,omitempty"`
+	EvidenceHash    string          `json:"evidence_hash,omitempty"`
+}
+
+// UnmarshalJSON reads a receipt, its reason as any JSON value, and keeps the bytes as sent.
+func (r *Receipt) UnmarshalJSON(b []byte) error {
+	var w receiptFields
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Receipt{RequestID: w.RequestID, Status: w.Status, Result: w.Result, CompletedBy: w.CompletedBy,
+		CompletedAt: w.CompletedAt, DurationSeconds: w.DurationSeconds, EvidenceHash: w.EvidenceHash,
+		raw: append(json.RawMessage(nil), b...)}
+	if len(w.Reason) > 0 && string(w.Reason) != "null" {
+		r.ReasonRaw = w.Reason
+		_ = json.Unmarshal(w.Reason, &r.Reason) // text only when it is a string
+	}
+	return nil
+}
+
+// MarshalJSON writes the receipt's fields (ReasonRaw, or Reason as a string).
+func (r Receipt) MarshalJSON() ([]byte, error) {
+	w := receiptFields{RequestID: r.RequestID, Status: r.Status, Result: r.Result, Reason: r.ReasonRaw,
+		CompletedBy: r.CompletedBy, CompletedAt: r.CompletedAt, DurationSeconds: r.DurationSeconds, EvidenceHash: r.EvidenceHash}
+	if len(w.Reason) == 0 && r.Reason != "" {
+		w.Reason, _ = json.Marshal(r.Reason)
+	}
+	return json.Marshal(w)
+}
+
+// ReceiptOf returns the receipt a [Client.Wait] Result carries, with CompletedAt and the
+// evidence hash exactly as the server sent them, so [Receipt.VerifyEvidence] needs no other
+// request. It fails with transport.ErrNoData when the Result has none (a request that ended
+// without a receipt).
+func ReceiptOf(res *Result) (*Receipt, error) {
+	if res == nil || len(res.Receipt) == 0 {
+		return nil, transport.ErrNoData
+	}
+	var rc Receipt
+	if err := json.Unmarshal(res.Receipt, &rc); err != nil {
+		return nil, fmt.Errorf("%w: receipt: %w", ErrMalformed, err)
+	}
+	return &rc, nil
 }
 
 // ErrReceiptMismatch: a receipt does not fit the request it answers; the concrete error is a
@@ -223,7 +283,10 @@ func evidence(id string, result json.RawMessage, completedAt string, secret []by
 // itself (completed_by "system": the default option on timeout) is an expiry with the
 // default applied, never a human decision.
 func (r *Receipt) result(req *Request) *transport.Result {
-	res := &transport.Result{CaseID: r.RequestID, Reason: r.Reason, Data: nonNull(r.Result)}
+	res := &transport.Result{CaseID: r.RequestID, Reason: r.Reason, Data: nonNull(r.Result), Receipt: r.raw}
+	if len(res.Receipt) == 0 && r.CompletedAt != "" {
+		res.Receipt, _ = json.Marshal(r)
+	}
 	res.EndedAt, _ = time.Parse(time.RFC3339Nano, r.CompletedAt)
 	var s string
 	isString := json.Unmarshal(r.Result, &s) == nil
@@ -238,10 +301,12 @@ func (r *Receipt) result(req *Request) *transport.Result {
 		default:
 			res.Status = transport.StatusCompleted
 			switch {
-			case isString && (req == nil || req.Action() != ActionProvide):
-				res.Action = s
 			case req != nil && req.Action() == ActionProvide:
-				res.Action = "provide"
+				res.Action = "provide" // the value is Data only, never an action
+			case isString && req != nil:
+				res.Action = s
+			case isString && (s == Approved || s == Rejected):
+				res.Action = s // an APPROVE's answer, whatever the request
 			}
 			if r.CompletedBy != "" {
 				res.RespondedBy = &transport.Responder{Name: r.CompletedBy}

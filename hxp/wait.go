@@ -38,6 +38,11 @@ type WaitOptions struct {
 	OnUpdate func(Update)
 	// PollOnly ignores the ws_url.
 	PollOnly bool
+	// CheckReceipt runs [Receipt.Check] against the request before returning a completed
+	// Result: a result that does not fit (not an option, a rejection without the reason
+	// the request requires, a value outside the PROVIDE's validation) is an error matching
+	// ErrReceiptMismatch. It needs the request (Created.Request, which Create fills in).
+	CheckReceipt bool
 }
 
 // Result is the outcome of a wait; see [transport.Result].
@@ -47,19 +52,26 @@ type Result = transport.Result
 var ErrNoReceipt = errors.New("hxp: completed request without a receipt")
 
 // Wait waits for the receipt of a created request and returns it as the shared Result:
-// completed (Action is the DECIDE option or the APPROVE "approved"/"rejected", "provide" for a
-// PROVIDE; Data is the raw result; RespondedBy the completed_by), expired (a default option
-// the server applied on timeout is DefaultApplied, never a human decision), failed or
-// cancelled.
+// completed (Action is the DECIDE option or the APPROVE "approved"/"rejected"; a PROVIDE's
+// value is Data only, never the Action; RespondedBy the completed_by), expired (a default
+// option the server applied on timeout is DefaultApplied, never a human decision), failed or
+// cancelled. The receipt itself, byte for byte, is Result.Receipt: read it with [ReceiptOf]
+// and verify its evidence without another request.
 //
-// It polls once; then, when the server gave a ws_url, listens on the WebSocket (either URL
-// shape, §5.2), taking a completed event's receipt as is and confirming any other terminal
-// event with a poll; when the WebSocket fails or is not offered, it polls every interval,
-// using the HXP-Status header to skip the bodies of waiting answers. Nothing is lost in the
-// switch: the poll reads the current state.
+// The poll URL is the source of truth and is polled for the whole wait, paced by the poll
+// interval (HXP defines no Retry-After), skipping the bodies of waiting answers by their
+// HXP-Status header. When the server gives a ws_url, Wait first subscribes (either URL
+// shape, §5.2; the handshake bounded by the request timeout) and then polls, so no change
+// falls between the two: a completed event's receipt for this request from the server's own
+// origin is the outcome at once, any other terminal event makes it poll at once, and a
+// WebSocket that fails, never answers or never sends the completion changes nothing — the
+// polls carry the wait to its end.
 //
-// An error means the outcome is unknown: a permanent failure (401, 404, …), a malformed
-// answer, or context.Cause(ctx). Wait returns only after every goroutine it started ended.
+// An error means the outcome is unknown: a permanent failure (an [*APIError] matching
+// ErrUnauthorized, ErrNotFound, … the same whichever poll met it), an answer about another
+// request ([*transport.MismatchError]), a malformed answer (ErrMalformed), a receipt that
+// does not fit the request when WaitOptions.CheckReceipt asks (ErrReceiptMismatch), or
+// context.Cause(ctx). Wait returns only after every goroutine it started ended.
 func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result, error) {
 	if cr == nil || !validID(cr.RequestID) {
 		return nil, errors.New("hxp: Wait needs a created request")
@@ -88,7 +100,7 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 	decode := func(body []byte) (*Result, bool, error) {
 		var st State
 		if err := json.Unmarshal(body, &st); err != nil {
-			return nil, false, transport.Temporary(fmt.Errorf("hxp: poll answer is not JSON: %w", err))
+			return nil, false, malformedAnswer("poll", err)
 		}
 		r, u, err := stateResult(cr, &st)
 		if u != nil {
@@ -97,62 +109,104 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 		return r, r != nil, err
 	}
 	p := &transport.Poller{
-		Client:      c.http,
-		Interval:    c.interval,
-		MinInterval: time.Second,
-		Logger:      c.logger,
+		Client:         c.http,
+		Interval:       c.interval,
+		MinInterval:    time.Second,
+		MaxInterval:    max(c.interval, time.Second),
+		RequestTimeout: c.timeout,
+		Logger:         c.logger,
 		Authorize: func(ctx context.Context, req *http.Request) error {
 			return c.authorize(ctx, req, asAgent)
 		},
 		Waiting: func(h http.Header) bool {
 			s := h.Get("HXP-Status")
-			return s == statusPending || s == statusAssigned
+			if s != statusPending && s != statusAssigned {
+				return false
+			}
+			mu.Lock()
+			changed := s != last.Status
+			mu.Unlock()
+			if changed {
+				report(Update{RequestID: cr.RequestID, Status: s})
+			}
+			return true
 		},
 	}
 
-	// One poll first: a request may have ended before the wait began, and not every server
-	// replays the receipt on the WebSocket.
-	first, done, err := c.pollOnce(ctx, pollURL, decode)
-	if err != nil || done {
-		return first, err
-	}
-	if wsURL := c.resolve(cr.WSURL, true); wsURL != "" && !o.PollOnly {
-		res, err := c.listen(ctx, cr, wsURL, report)
-		switch {
-		case res != nil:
-			return res, nil
-		case ctx.Err() != nil:
-			return nil, context.Cause(ctx)
-		case errors.Is(err, errConfirm):
-			// A terminal event without a receipt: the poll tells the outcome at once.
+	ctx, decided := context.WithCancelCause(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer decided(nil)
+	wake := make(chan struct{}, 1)
+	kick := func() {
+		select {
+		case wake <- struct{}{}:
 		default:
-			c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket failed; polling",
-				slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
 		}
 	}
-	res, err := transport.Poll(ctx, p, pollURL, decode)
+	var pushed *Result
+	if wsURL := c.resolve(cr.WSURL, true); wsURL != "" && !o.PollOnly {
+		conn, err := c.dial(ctx, wsURL)
+		if err != nil {
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket unavailable; polling",
+				slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
+		} else {
+			trusted := c.sameOrigin(mustParse(wsURL))
+			wg.Go(func() {
+				defer conn.Close()
+				if r := c.listen(ctx, conn, cr, trusted, report, kick); r != nil {
+					pushed = r
+					decided(errDecided)
+				}
+			})
+		}
+	}
+	res, err := transport.PollOnWake(ctx, p, pollURL, wake, decode)
+	if errors.Is(context.Cause(ctx), errDecided) {
+		decided(nil)
+		wg.Wait()
+		res, err = pushed, nil
+	}
 	if err != nil {
-		return nil, fmt.Errorf("hxp: wait for %s: %w", cr.RequestID, err)
+		return nil, fmt.Errorf("hxp: wait for %s: %w", cr.RequestID, c.typed(ctx, err))
+	}
+	if o.CheckReceipt {
+		if err := checkReceipt(cr, res); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
 
-// pollOnce makes the first poll through the same decoder, with the unary error mapping.
-func (c *Client) pollOnce(ctx context.Context, pollURL string, decode transport.Decoder[*Result]) (*Result, bool, error) {
-	var raw json.RawMessage
-	if _, err := c.call(ctx, "poll", http.MethodGet, pollURL, asAgent, nil, &raw); err != nil {
-		var ae *APIError
-		if errors.As(err, &ae) && (ae.StatusCode == http.StatusUnauthorized || ae.StatusCode == http.StatusNotFound ||
-			ae.StatusCode == http.StatusForbidden || ae.StatusCode == http.StatusGone) {
-			return nil, false, err
-		}
-		return nil, false, nil // transient: the poll loop retries with backoff
+// errDecided: the WebSocket brought the outcome; the polls stop.
+var errDecided = errors.New("decided by the websocket")
+
+func mustParse(raw string) *url.URL {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return &url.URL{}
 	}
-	r, done, err := decode(raw)
-	if transport.IsTemporary(err) {
-		err = nil
+	return u
+}
+
+// typed gives a poll's error status the same [*APIError] a unary call gets, whichever poll
+// met it.
+func (c *Client) typed(ctx context.Context, err error) error {
+	var se *transport.StatusError
+	if !errors.As(err, &se) {
+		return err
 	}
-	return r, done, err
+	secrets := c.secrets(ctx, nil)
+	return apiError("poll", se.StatusCode, se.Body, secrets)
+}
+
+// checkReceipt runs Receipt.Check against the request the wait knows.
+func checkReceipt(cr *Created, res *Result) error {
+	rc, err := ReceiptOf(res)
+	if err != nil {
+		return err
+	}
+	return rc.Check(cr.Request)
 }
 
 // stateResult interprets one state: a Result when terminal, an Update when waiting. The
@@ -213,12 +267,11 @@ type wsMessage struct {
 	Receipt    *Receipt `json:"receipt"`
 }
 
-// listen reads the request's WebSocket until a receipt, a terminal event, a failure or the
-// end of ctx. A ping every 30 s catches a half-open connection.
-func (c *Client) listen(ctx context.Context, cr *Created, wsURL string, report func(Update)) (*Result, error) {
+// dial opens the request's WebSocket, the handshake bounded by the request timeout, with the
+// agent's key when the URL is on the server's origin.
+func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 	header := http.Header{}
-	u, _ := url.Parse(wsURL)
-	if c.agentKey != nil && c.sameOrigin(u) {
+	if c.agentKey != nil && c.sameOrigin(mustParse(wsURL)) {
 		v, err := c.agentKey(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
@@ -227,12 +280,20 @@ func (c *Client) listen(ctx context.Context, cr *Created, wsURL string, report f
 			header.Set("Authorization", "Bearer "+v)
 		}
 	}
-	conn, err := ws.Dial(ctx, wsURL, c.http, header, DefaultMessageLimit)
+	dctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	conn, err := ws.Dial(dctx, wsURL, c.http, header, DefaultMessageLimit)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", httpx.StripURL(err))
 	}
-	defer conn.Close()
+	return conn, nil
+}
 
+// listen reads the request's WebSocket until a receipt decides, the connection ends or ctx
+// does. A completed event whose receipt is this request's, from the server's own origin
+// (trusted), is the outcome; every other terminal event, and the end of the connection, make
+// the polls look at once. A ping every 30 s catches a half-open connection.
+func (c *Client) listen(ctx context.Context, conn *ws.Conn, cr *Created, trusted bool, report func(Update), kick func()) *Result {
 	pingCtx, stopPing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -252,11 +313,15 @@ func (c *Client) listen(ctx context.Context, cr *Created, wsURL string, report f
 			}
 		}
 	})
-
+	defer kick() // the end of the connection is news too
 	for {
 		b, err := conn.Read(ctx)
 		if err != nil {
-			return nil, err
+			if ctx.Err() == nil {
+				c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket ended; polling",
+					slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
+			}
+			return nil
 		}
 		var m wsMessage
 		if json.Unmarshal(b, &m) != nil {
@@ -266,19 +331,30 @@ func (c *Client) listen(ctx context.Context, cr *Created, wsURL string, report f
 		case statusAssigned:
 			report(Update{RequestID: cr.RequestID, Status: statusAssigned, AssignedTo: m.AssignedTo})
 		case statusCompleted:
-			if m.Receipt == nil || (m.Receipt.RequestID != "" && m.Receipt.RequestID != cr.RequestID) {
-				return nil, errConfirm
+			if r := c.pushedResult(cr, m.Receipt, trusted); r != nil {
+				return r
 			}
-			st := &State{RequestID: cr.RequestID, Status: statusCompleted, Receipt: m.Receipt}
-			if m.Receipt.Status != "" {
-				st.Status = m.Receipt.Status
-			}
-			if r, _, err := stateResult(cr, st); r != nil && err == nil {
-				return r, nil
-			}
-			return nil, errConfirm
+			kick()
 		case statusExpired, statusFailed, statusCancelled:
-			return nil, errConfirm
+			kick()
 		}
 	}
+}
+
+// pushedResult is the outcome a WebSocket receipt gives, or nil when it must be confirmed by
+// a poll: a receipt from another origin, for another request, without the request to read a
+// PROVIDE's value by, or that does not read as a terminal receipt.
+func (c *Client) pushedResult(cr *Created, rc *Receipt, trusted bool) *Result {
+	if !trusted || rc == nil || rc.RequestID != cr.RequestID || cr.Request == nil {
+		return nil
+	}
+	st := &State{RequestID: cr.RequestID, Status: statusCompleted, Receipt: rc}
+	if rc.Status != "" {
+		st.Status = rc.Status
+	}
+	r, _, err := stateResult(cr, st)
+	if err != nil {
+		return nil
+	}
+	return r
 }

@@ -64,6 +64,10 @@ type Result struct {
 	DefaultApplied bool `json:"default_applied,omitempty"`
 	// Reason is the cancellation, rejection or failure reason, when one was given.
 	Reason string `json:"reason,omitempty"`
+	// Receipt is the protocol's own record of the outcome, raw, byte for byte as the
+	// server sent it: an HXP execution receipt (read it with hxp.ReceiptOf). Nil for the
+	// other protocols.
+	Receipt json.RawMessage `json:"receipt,omitempty"`
 	// CreatedAt, OpenedAt and EndedAt are the service's timestamps; zero when it sent none.
 	// EndedAt is when the terminal status was reached (completed_at, expired_at, cancelled_at).
 	CreatedAt time.Time `json:"created_at,omitzero"`

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -92,6 +93,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{"request_id": rq.id, "status": "pending", "created_at": st["created_at"],
 		"expires_at": st["expires_at"], "poll_url": "/hxp/v1/requests/" + rq.id}
 	wsBase := "ws" + strings.TrimPrefix(s.URL, "http")
+	if s.cfg.profile == ProfileReference {
+		wsBase = "ws://localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
+	}
 	switch s.cfg.shape {
 	case WSQuery:
 		out["ws_url"] = wsBase + "/hxp/ws?request_id=" + rq.id
@@ -132,7 +136,10 @@ func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	limit, _ := strconv.Atoi(q.Get("limit"))
-	if limit <= 0 || limit > 100 {
+	switch {
+	case limit <= 0:
+		limit = 50
+	case limit > 100 && s.cfg.profile != ProfileReference:
 		limit = 100
 	}
 	s.mu.Lock()
@@ -188,20 +195,21 @@ func (s *Server) handleInbox(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Result json.RawMessage `json:"result"`
-		Reason *string         `json:"reason"`
+		Reason json.RawMessage `json:"reason"`
 	}
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if json.Unmarshal(body, &in) != nil || len(in.Result) == 0 || string(in.Result) == "null" {
 		writeError(w, http.StatusBadRequest, "invalid_request", "result is required")
 		return
 	}
-	reason := ""
-	if in.Reason != nil {
-		reason = *in.Reason
+	var text string
+	if s.cfg.profile != ProfileReference && len(in.Reason) > 0 && string(in.Reason) != "null" && json.Unmarshal(in.Reason, &text) != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "reason must be a string")
+		return
 	}
 	var result any
 	_ = json.Unmarshal(in.Result, &result)
-	rc, err := s.Resolve(r.PathValue("id"), result, reason, HumanID)
+	rc, err := s.ResolveWithReason(r.PathValue("id"), result, in.Reason, HumanID)
 	var mm *hxp.MismatchError
 	switch {
 	case errors.Is(err, ErrNoRequest):
@@ -243,7 +251,24 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	s.sockets[c] = true
 	s.accepted++
 	sent := len(rq.events)
-	if rq.terminal() && sent > 0 {
+	switch {
+	case rq.terminal() && s.cfg.profile == ProfileReference && (rq.receipt == nil || rq.receipt.Status != "completed"):
+		// The reference server replays receipts only: a request that ended without one
+		// gets nothing, and the connection stays open.
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			delete(s.sockets, c)
+			s.mu.Unlock()
+			_ = c.CloseNow()
+		}()
+		go c.Wait(r.Context())
+		select {
+		case <-r.Context().Done():
+		case <-s.stop.Done():
+		}
+		return
+	case rq.terminal() && sent > 0:
 		sent--
 	}
 	s.mu.Unlock()
