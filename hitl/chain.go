@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
 // DefaultMaxRounds is how many rounds [Client.Chain] runs when ChainOptions does not say.
@@ -20,7 +24,8 @@ type Round struct {
 // so far; the last one's Result has action "edit" and the human's instructions in its Data.
 // It revises the work, resubmits it to the service (carrying previous_case_id, as the service
 // asks), and returns the new interrupt — typically from [Client.Do] with DetectOnly — or nil
-// when the resubmission needed no further review.
+// when it made no new case: the chain then follows the service's next_case_id if it gave
+// one (see [Client.NextRound]), and otherwise ends.
 type ReviseFunc func(ctx context.Context, history []Round) (*Interrupt, error)
 
 // ChainOptions tunes [Client.Chain]. A nil *ChainOptions means the defaults.
@@ -65,6 +70,7 @@ func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc,
 		if n := len(history); n > 0 {
 			linkWarning(history[n-1], it)
 		}
+		it.Round = len(history) + 1
 		if err := forward(ctx, it); err != nil {
 			return history, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
 		}
@@ -79,8 +85,47 @@ func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc,
 		if it, err = revise(ctx, history); err != nil {
 			return history, fmt.Errorf("hitl: revise after case %s: %w", res.CaseID, err)
 		}
+		if it == nil {
+			it = c.NextRound(history[len(history)-1].Interrupt, res)
+		}
 	}
 	return history, nil
+}
+
+// NextRound returns an interrupt for the case a result's next_case_id names (HITL §10.1),
+// which a service may open itself for the next round without a new 202, or nil when the
+// result names none or no poll URL can be made for it. The poll URL (and events URL) come
+// from the previous case's, with its case id replaced, or else from the service's cached
+// discovery document ({reviews_base}/{case_id}/status). The new case keeps the previous
+// one's type, prompt and origin; it has no review URL (the service sends the link to the
+// human) and no expiry; Round counts on.
+func (c *Client) NextRound(prev *Interrupt, res *Result) *Interrupt {
+	if prev == nil || prev.Case == nil || res == nil || !validCaseID(res.NextCaseID) || res.NextCaseID == prev.Case.CaseID {
+		return nil
+	}
+	pc, next := prev.Case, res.NextCaseID
+	swap := func(u string) string {
+		if u == "" || !strings.Contains(u, "/"+pc.CaseID) {
+			return ""
+		}
+		return strings.Replace(u, "/"+pc.CaseID, "/"+next, 1)
+	}
+	poll, events := swap(pc.PollURL), swap(pc.EventsURL)
+	if poll == "" {
+		d, _ := c.discovery.get(httpx.OriginOf(pc.PollURL), time.Now())
+		if d == nil || d.ReviewsBase == "" {
+			return nil
+		}
+		poll = strings.TrimSuffix(d.ReviewsBase, "/") + "/" + next + "/status"
+		events = d.EventsURL(next)
+	}
+	if httpx.OriginOf(poll) != httpx.OriginOf(pc.PollURL) {
+		return nil
+	}
+	cs := &Case{SpecVersion: pc.SpecVersion, CaseID: next, Type: pc.Type, Prompt: pc.Prompt, PollURL: poll,
+		EventsURL: events, PreviousCaseID: pc.CaseID, DefaultAction: pc.DefaultAction}
+	return &Interrupt{Kind: KindHITL, Case: cs, Origin: prev.Origin, ReceivedAt: time.Now(), Round: prev.Round + 1,
+		Warnings: []string{"opened by the service as the next round: no review URL, no expiry"}}
 }
 
 func linkWarning(prev Round, next *Interrupt) {

@@ -37,6 +37,7 @@ type Client struct {
 	minInterval    time.Duration
 	maxInterval    time.Duration
 	discovery      discoveryCache
+	autoDiscover   bool
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -238,6 +239,17 @@ func WithPollIntervals(lo, hi time.Duration) Option {
 	}
 }
 
+// WithAutoDiscovery makes Wait fetch the service's discovery document on first contact with
+// its origin (once, then cached; see [Client.Discover]) so that it paces polls by it and
+// follows the event stream it advertises when a case has no events_url. Default: only a
+// document already fetched with Discover is used.
+func WithAutoDiscovery() Option {
+	return func(c *Client) error {
+		c.autoDiscover = true
+		return nil
+	}
+}
+
 // Detect is [Detect] with the client's detection options.
 func (c *Client) Detect(resp *http.Response) (*Interrupt, error) {
 	return Detect(resp, &c.detect)
@@ -434,6 +446,11 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		defer cancel()
 	}
 
+	if c.autoDiscover {
+		if _, ok := c.discovery.get(httpx.OriginOf(cs.PollURL), time.Now()); !ok {
+			_, _ = c.Discover(ctx, cs.PollURL) // advisory: a failure leaves the defaults
+		}
+	}
 	interval, lo, hi := c.pacing(cs.PollURL)
 	p := &transport.Poller{
 		Client:      c.service,
@@ -443,6 +460,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		MaxInterval: hi,
 		MaxBody:     c.detect.MaxBody,
 		Logger:      c.logger,
+		FirstDelay:  time.Until(it.PollAfter),
 	}
 	var (
 		mu    sync.Mutex
@@ -491,14 +509,15 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if c.callbacks != nil && !o.PollOnly {
 		defer c.callbacks.watch(cs.CaseID, kick)()
 	}
-	// The stream opens once a poll has shown the case waiting: a case already ended needs
-	// none, and while the poll fails a terminal event could not be confirmed anyway.
-	follow := func() {}
-	if cs.EventsURL != "" && !o.PollOnly && checkServiceURL(cs.EventsURL, &c.detect) == "" {
-		s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, cs.EventsURL, auth), Logger: c.logger}
-		follow = sync.OnceFunc(func() { wg.Go(func() { c.follow(ctx, cs, s, report, kick) }) })
+	// The event stream opens at once, beside the first poll (which may wait for the 202's
+	// Retry-After): the case's events_url, or the one the service's discovery document
+	// advertises for it.
+	eventsURL := c.eventsURL(it, o)
+	if eventsURL != "" {
+		s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, eventsURL, auth), Logger: c.logger}
+		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick) })
 	}
-	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || cs.EventsURL != "" && !o.PollOnly) {
+	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || eventsURL != "") {
 		// remindable is read when a reminder is due: only a case known to be waiting for
 		// the human to start (pending or opened) is re-sent.
 		remindable := func() bool {
@@ -524,7 +543,6 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 				slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
 		}
 		report(*u)
-		follow()
 		return nil, false, nil
 	})
 	if err != nil {
@@ -592,8 +610,8 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 
 // follow reads the case's event stream until a terminal event, which it passes on as a
 // wake-up for the poll, or until the stream proves unavailable or ctx ends.
-func (c *Client) follow(ctx context.Context, cs *Case, s *transport.Subscriber, report func(Update), kick func()) {
-	err := transport.Subscribe(ctx, s, cs.EventsURL, func(ev transport.Event) (bool, error) {
+func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func()) {
+	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
 		u, terminal := decodeEvent(cs, ev)
 		if terminal {
 			kick()

@@ -312,36 +312,38 @@ func TestFaultsFromTheFake(t *testing.T) {
 		{hitltest.FaultGone, 1, hitl.ErrGone},
 	}
 	for _, tt := range tests {
-		t.Run(faultName(tt.fault), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				s := hitltest.NewMemoryServer(t)
-				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-				resp, err := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = resp.Body.Close()
-				id := resp.Interrupt.ID()
-				s.FailNext(id, tt.fault, tt.n)
-				if err := s.Respond(id, "approve", nil, nil); err != nil {
-					t.Fatal(err)
-				}
-				res, err := c.Wait(t.Context(), resp.Interrupt, nil)
-				if tt.wantErr != nil {
-					if !errors.Is(err, tt.wantErr) {
-						t.Fatalf("Wait = %v, %v; want %v", res, err, tt.wantErr)
+		for _, profile := range hitltest.Profiles() {
+			t.Run(faultName(tt.fault)+" "+profile.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					s := hitltest.NewMemoryServer(t, hitltest.WithProfile(profile))
+					c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+					resp, err := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
+					if err != nil {
+						t.Fatal(err)
 					}
-					return
-				}
-				if err != nil || res.Action != "approve" {
-					t.Fatalf("Wait = %+v, %v; want the approval", res, err)
-				}
-				st, _ := s.Case(id)
-				if st.Polls != tt.n+1 {
-					t.Errorf("%d polls, want %d (one per fault, then the answer)", st.Polls, tt.n+1)
-				}
+					_ = resp.Body.Close()
+					id := resp.Interrupt.ID()
+					s.FailNext(id, tt.fault, tt.n)
+					if err := s.Respond(id, "approve", nil, nil); err != nil {
+						t.Fatal(err)
+					}
+					res, err := c.Wait(t.Context(), resp.Interrupt, nil)
+					if tt.wantErr != nil {
+						if !errors.Is(err, tt.wantErr) {
+							t.Fatalf("Wait = %v, %v; want %v", res, err, tt.wantErr)
+						}
+						return
+					}
+					if err != nil || res.Action != "approve" {
+						t.Fatalf("Wait = %+v, %v; want the approval", res, err)
+					}
+					st, _ := s.Case(id)
+					if st.Polls != tt.n+1 {
+						t.Errorf("%d polls, want %d (one per fault, then the answer)", st.Polls, tt.n+1)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -125,6 +125,9 @@ func detectBody(resp *http.Response, body []byte, opts *DetectOptions) (*Interru
 		return nil, &InvalidError{Object: "hitl", Problems: problems, Case: c}
 	}
 	it := &Interrupt{Kind: KindHITL, Message: env.Message, Case: c, Warnings: warnings, ReceivedAt: time.Now()}
+	if d, ok := httpx.RetryAfter(resp.Header, it.ReceivedAt); ok && d > 0 {
+		it.PollAfter = it.ReceivedAt.Add(d) // HITL §8: the 202's Retry-After paces the first poll
+	}
 	it.Origin = httpx.CalledOrigin(resp)
 	return it, nil
 }

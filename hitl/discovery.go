@@ -52,10 +52,51 @@ type Discovery struct {
 	MaxRequestsPerMinute int
 	ReviewsBase          string
 	ReviewPageBase       string
+	// EventsBase is endpoints.events_base (v0.8), as served.
+	EventsBase string
+	// SupportsAgentBinding (v0.8): the service can bind a review to the agent or host that
+	// started it, through an external auth profile. SupportsSurface, SurfaceFormats and
+	// SurfaceProfiles: it publishes declarative UI surfaces beside the review URL.
+	SupportsAgentBinding bool
+	SupportsSurface      bool
+	SurfaceFormats       []string
+	SurfaceProfiles      []string
+	// Authentication is the service's authentication block (v0.8); nil when absent.
+	Authentication *DiscoveryAuthentication
 	// Raw is the document as served.
 	Raw json.RawMessage
 	// Expires is when the cached copy goes stale.
 	Expires time.Time
+}
+
+// DiscoveryAuthentication is how a service says agents authenticate (v0.8 discovery
+// "authentication").
+type DiscoveryAuthentication struct {
+	Type          string   `json:"type"`
+	TokenURL      string   `json:"token_url"`
+	Scopes        []string `json:"scopes"`
+	Profiles      []string `json:"profiles"`
+	Documentation string   `json:"documentation"`
+	WellKnown     string   `json:"well_known"`
+}
+
+// EventsURL returns the event stream of case caseID the document advertises, or "" when it
+// advertises none: with "sse" among the transports, events_base when it holds a {case_id}
+// (or {caseId}, {id}) placeholder, otherwise reviews_base + "/{case_id}/events", the path the
+// protocol's OpenAPI description gives.
+func (d *Discovery) EventsURL(caseID string) string {
+	if d == nil || !d.Supports("sse") || !validCaseID(caseID) {
+		return ""
+	}
+	for _, ph := range []string{"{case_id}", "{caseId}", "{id}"} {
+		if strings.Contains(d.EventsBase, ph) {
+			return strings.ReplaceAll(d.EventsBase, ph, caseID)
+		}
+	}
+	if d.ReviewsBase == "" {
+		return ""
+	}
+	return strings.TrimSuffix(d.ReviewsBase, "/") + "/" + caseID + "/events"
 }
 
 // Supports reports whether the service advertises transport (polling, sse, callback).
@@ -94,11 +135,17 @@ func ParseDiscovery(raw []byte) (*Discovery, error) {
 				MultiRound     bool     `json:"supports_multi_round"`
 				Signatures     bool     `json:"supports_signatures"`
 				InlineSubmit   bool     `json:"supports_inline_submit"`
+				AgentBinding   bool     `json:"supports_agent_binding"`
+				Surface        bool     `json:"supports_surface"`
+				SurfaceFormats []string `json:"surface_formats"`
+				SurfaceProfile []string `json:"surface_profiles"`
 			} `json:"capabilities"`
 			Endpoints struct {
 				ReviewsBase    string `json:"reviews_base"`
 				ReviewPageBase string `json:"review_page_base"`
+				EventsBase     string `json:"events_base"`
 			} `json:"endpoints"`
+			Authentication *DiscoveryAuthentication `json:"authentication"`
 			RateLimits struct {
 				PollMin         float64 `json:"poll_min_interval_seconds"`
 				PollRecommended float64 `json:"poll_recommended_interval_seconds"`
@@ -114,7 +161,10 @@ func ParseDiscovery(raw []byte) (*Discovery, error) {
 		d.DefaultTimeout, _ = duration.Parse(cp.DefaultTimeout)
 		d.MaxTimeout, _ = duration.Parse(cp.MaxTimeout)
 		d.SupportsReminders, d.SupportsMultiRound, d.SupportsSignatures, d.SupportsInlineSubmit = cp.Reminders, cp.MultiRound, cp.Signatures, cp.InlineSubmit
-		d.ReviewsBase, d.ReviewPageBase = n.Endpoints.ReviewsBase, n.Endpoints.ReviewPageBase
+		d.ReviewsBase, d.ReviewPageBase, d.EventsBase = n.Endpoints.ReviewsBase, n.Endpoints.ReviewPageBase, n.Endpoints.EventsBase
+		d.SupportsAgentBinding, d.SupportsSurface = cp.AgentBinding, cp.Surface
+		d.SurfaceFormats, d.SurfaceProfiles = cp.SurfaceFormats, cp.SurfaceProfile
+		d.Authentication = n.Authentication
 		d.PollMinInterval = seconds(n.RateLimits.PollMin)
 		d.PollInterval = seconds(n.RateLimits.PollRecommended)
 		d.MaxRequestsPerMinute = n.RateLimits.PerMinute
@@ -261,6 +311,29 @@ func maxAge(h http.Header) time.Duration {
 		}
 	}
 	return DefaultDiscoveryLifetime
+}
+
+// eventsURL is the event stream a wait follows: the case's events_url, or, when it has none,
+// the one the service's cached discovery document advertises (Wait fetches it first when the
+// client has WithAutoDiscovery), on the poll URL's origin only. "" when the wait polls only.
+func (c *Client) eventsURL(it *Interrupt, o *WaitOptions) string {
+	cs := it.Case
+	if o.PollOnly {
+		return ""
+	}
+	if cs.EventsURL != "" {
+		if checkServiceURL(cs.EventsURL, &c.detect) != "" {
+			return ""
+		}
+		return cs.EventsURL
+	}
+	origin := httpx.OriginOf(cs.PollURL)
+	d, _ := c.discovery.get(origin, time.Now())
+	u := d.EventsURL(cs.CaseID)
+	if u == "" || httpx.OriginOf(u) != origin || checkServiceURL(u, &c.detect) != "" {
+		return ""
+	}
+	return u
 }
 
 // pacing returns the poll interval bounds for a poll URL: the client's, tightened by the

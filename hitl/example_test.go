@@ -118,11 +118,12 @@ func ExampleClient_Wait_resume() {
 // WriteTo forwards to a terminal.
 func ExampleWriteTo() {
 	it := &hitl.Interrupt{Kind: hitl.KindHITL, Message: "Deployment plan ready.", Case: &hitl.Case{
-		CaseID: "review_1", Prompt: "Approve the deployment?", ReviewURL: "https://svc.example/review/1?token=abc"}}
+		CaseID: "review_1", Type: hitl.TypeApproval, Prompt: "Approve the deployment?", ReviewURL: "https://svc.example/review/1?token=abc"}}
 	_ = hitl.WriteTo(os.Stdout)(context.Background(), it)
 	// Output:
 	// Deployment plan ready.
 	// Approve the deployment?
+	// Approval review
 	// Review: https://svc.example/review/1?token=abc
 }
 

@@ -18,7 +18,8 @@ import (
 type Forwarder func(ctx context.Context, it *Interrupt) error
 
 // WriteTo returns a Forwarder that writes the prompt, the envelope message when it adds
-// something, and the review URL to w, for a human reading a terminal. Concurrent forwards are
+// something, a line saying what the review holds ([Interrupt.Summary]: the review type, a
+// form's steps, the round) and the review URL to w, for a human reading a terminal. Concurrent forwards are
 // written one after another, never interleaved.
 func WriteTo(w io.Writer) Forwarder {
 	var mu sync.Mutex
@@ -31,6 +32,9 @@ func WriteTo(w io.Writer) Forwarder {
 		}
 		if it.Reminder > 0 {
 			msg = "Reminder: " + msg
+		}
+		if s := it.Summary(); s != "" {
+			msg += "\n" + s
 		}
 		_, err := fmt.Fprintf(w, "%s\nReview: %s\n", msg, it.ReviewURL())
 		return err

@@ -3,6 +3,7 @@ package hitl
 import (
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
@@ -38,6 +39,13 @@ type Interrupt struct {
 	// a case's lifetime (expires_at − created_at) even when the service's clock is behind the
 	// agent's. Zero when unknown.
 	ReceivedAt time.Time `json:"received_at,omitzero"`
+	// PollAfter is when the service asked to be polled first: the 202's Retry-After after
+	// ReceivedAt. Wait's first poll waits for it (within the poll intervals), unless an
+	// event or callback says the case ended. Zero when the 202 gave none.
+	PollAfter time.Time `json:"poll_after,omitzero"`
+	// Round is the round of a multi-round review this case is (HITL §10.1), counted from 1
+	// by [Client.Chain]; 0 outside a chain.
+	Round int `json:"round,omitempty"`
 	// Warnings lists what was odd but usable in the object (an unknown spec_version, an
 	// overlong prompt, an unparsable timeout).
 	Warnings []string `json:"warnings,omitempty"`
@@ -56,6 +64,36 @@ func (it *Interrupt) Prompt() string {
 		return it.Task.Prompt()
 	}
 	return it.Message
+}
+
+// Summary says in one line what the human will be shown, for a forwarded message: the review
+// type, the form's shape for a form ("Input review: 3-step form: Personal Information → Work
+// Preferences → Review & Submit"), the round of a multi-round review; for an A2A pause, its
+// class and the tool being approved. It never holds the review URL or a form value.
+func (it *Interrupt) Summary() string {
+	var parts []string
+	switch {
+	case it.Case != nil:
+		t := string(it.Case.Type)
+		if t == "" {
+			t = "review"
+		} else {
+			t = strings.ToUpper(t[:1]) + t[1:] + " review"
+		}
+		parts = append(parts, t)
+		if f, err := it.Case.Form(); err == nil && f != nil {
+			parts = append(parts, f.Summary())
+		}
+	case it.Task != nil:
+		parts = append(parts, "Agent task "+string(it.Task.Class))
+		if tc, ok := it.Task.ToolCall(); ok && tc.Name != "" {
+			parts = append(parts, "tool "+tc.Name)
+		}
+	}
+	if it.Round > 1 {
+		parts = append(parts, fmt.Sprintf("round %d", it.Round))
+	}
+	return strings.Join(parts, ": ")
 }
 
 // ReviewURL returns the link to forward to the human. It carries the review token: forward

@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"time"
@@ -137,9 +138,18 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 // responder reads responded_by leniently: services add platform fields, and a malformed one
 // must not cost the decision.
 func responder(raw json.RawMessage) *Responder {
-	var r Responder
-	if len(raw) == 0 || json.Unmarshal(raw, &r) != nil || (r.Name == "" && r.Email == "") {
+	var w struct {
+		Name, Email, ID, Platform string
+		UserID                    string `json:"user_id"`
+		PlatformUserID            string `json:"platform_user_id"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
 		return nil
 	}
-	return &r
+	r := &Responder{Name: w.Name, Email: w.Email, ID: cmp.Or(w.ID, w.UserID), Platform: w.Platform,
+		PlatformUserID: w.PlatformUserID, Raw: append(json.RawMessage(nil), raw...)}
+	if r.Name == "" && r.Email == "" && r.ID == "" && r.PlatformUserID == "" {
+		return nil
+	}
+	return r
 }

@@ -73,9 +73,11 @@ func countPath(s *hitltest.Server, suffix string) (n int, lastIDs []string) {
 	return n, lastIDs
 }
 
-// TestWaitOverSSE: with polls paced at 30 s, the event stream reports opened, progress and a
-// reminder as they happen, and the decision ends the wait at the moment of the click (after
-// one confirming poll), with the agent's credential on the stream.
+// TestWaitOverSSE: with polls paced at 30 s (the 202's Retry-After), the event stream opens at
+// once and reports opened, progress and a reminder as they happen, and the decision ends the
+// wait at the moment of the click, after one confirming poll — the only poll, since the
+// first one would have waited for the Retry-After — with the agent's credential on the
+// stream.
 func TestWaitOverSSE(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
@@ -105,15 +107,15 @@ func TestWaitOverSSE(t *testing.T) {
 		if d := time.Since(start); d != 10*time.Second {
 			t.Errorf("Wait returned after %v, want 10s (the click)", d)
 		}
-		want := []string{"pending", "opened", "in_progress 1/2", "in_progress 1/2 reminder: Still waiting for you", "in_progress 2/2"}
+		want := []string{"opened", "in_progress 1/2", "in_progress 1/2 reminder: Still waiting for you", "in_progress 2/2"}
 		if diff := cmp.Diff(want, updates); diff != "" {
 			t.Errorf("updates (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]time.Duration{0, 5 * time.Second, 7 * time.Second, 8 * time.Second, 9 * time.Second}, times); diff != "" {
+		if diff := cmp.Diff([]time.Duration{5 * time.Second, 7 * time.Second, 8 * time.Second, 9 * time.Second}, times); diff != "" {
 			t.Errorf("update times (-want +got):\n%s", diff)
 		}
-		if polls, _ := countPath(s, "/status"); polls != 2 {
-			t.Errorf("%d polls, want 2 (the first, and the one confirming the event)", polls)
+		if polls, _ := countPath(s, "/status"); polls != 1 {
+			t.Errorf("%d polls, want 1 (the one confirming the event)", polls)
 		}
 		for _, r := range s.Requests() {
 			if strings.HasSuffix(r.Path, "/events") && r.Header.Get("Authorization") != "Bearer agent-key" {

@@ -55,6 +55,9 @@ type Poller struct {
 	// Waiting, when set, reports from a 200's headers alone that the state is still a
 	// waiting one (HXP's HXP-Status header); the body is then not read. Nil reads every body.
 	Waiting func(http.Header) bool
+	// FirstDelay holds the first poll back (a 202's Retry-After); a wake-up ends it early.
+	// It is clamped to [MinInterval, MaxInterval] like every delay; 0 polls at once.
+	FirstDelay time.Duration
 }
 
 // Decoder interprets the body of one 200 poll response. It returns done=true with the
@@ -102,6 +105,11 @@ func PollRequests[T any](ctx context.Context, p *Poller, newRequest func(context
 		etag    string
 		lastErr error
 	)
+	if cfg.FirstDelay > 0 {
+		if !backoff.Pause(ctx, min(max(cfg.FirstDelay, cfg.MinInterval), cfg.MaxInterval), wake) {
+			return zero, stopped(ctx, nil)
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		began := time.Now()
 		o := pollOnce(ctx, &cfg, newRequest, &url, &etag, decode)

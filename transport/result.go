@@ -25,10 +25,19 @@ const (
 	StatusFailed    Status = "failed"
 )
 
-// Responder is who answered, as the service reports it (HITL Protocol §8 responded_by).
+// Responder is who answered, as the service reports it (HITL Protocol §8 responded_by). Name
+// and Email are the spec's fields; services add their own (an id, a chat platform and the
+// person's id on it), which are kept, every one, in Raw.
 type Responder struct {
 	Name  string `json:"name,omitempty"`
 	Email string `json:"email,omitempty"`
+	// ID, Platform and PlatformUserID are read from the members of those names (id,
+	// user_id; platform; platform_user_id) when the service sends them.
+	ID             string `json:"id,omitempty"`
+	Platform       string `json:"platform,omitempty"`
+	PlatformUserID string `json:"platform_user_id,omitempty"`
+	// Raw is responded_by as the service sent it.
+	Raw json.RawMessage `json:"raw,omitempty"`
 }
 
 // Result is the outcome of one wait, whatever the protocol and transport.

@@ -16,6 +16,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /actions/{type}", s.handleAction)
 	mux.HandleFunc("GET /reviews/{id}/status", s.handlePoll)
 	mux.HandleFunc("GET /reviews/{id}/events", s.handleEvents)
+	mux.HandleFunc("GET /api/reviews/{id}/status", s.handlePoll)
+	mux.HandleFunc("GET /api/reviews/{id}/events", s.handleEvents)
 	mux.HandleFunc("GET /review/{id}", s.handleReviewPage)
 	mux.HandleFunc("POST /review/{id}", s.handleReviewSubmit)
 	mux.HandleFunc("POST /review/{id}/progress", s.handleReviewProgress)
@@ -128,8 +130,11 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		"timeout": lifetime.String(), "default_action": c.defaultAction,
 		"created_at": stamp(c.createdAt), "expires_at": stamp(c.expiresAt), "context": c.context,
 	}
-	if !s.cfg.noEvents {
+	if !s.cfg.noEvents && s.cfg.profile != ProfileReference {
 		h["events_url"] = s.URL + "/reviews/" + c.id + "/events"
+	}
+	if s.cfg.profile == ProfileReference {
+		h["poll_url"] = s.URL + "/api/reviews/" + c.id + "/status"
 	}
 	if c.callbackURL != "" {
 		h["callback_url"] = c.callbackURL
@@ -151,7 +156,11 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		h["previous_case_id"] = c.previous
 	}
 	s.record(r, c.id, http.StatusAccepted)
-	w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+	retryAfter := s.cfg.retryAfter
+	if s.cfg.profile == ProfileReference {
+		retryAfter = referenceRetryAfter
+	}
+	w.Header().Set("Retry-After", secondsCeil(retryAfter))
 	writeJSON(w, http.StatusAccepted, map[string]any{
 		"status": "human_input_required", "message": firstNonEmpty(req.Message, sample.message), "hitl": h})
 }
@@ -186,14 +195,17 @@ func (s *Server) handlePoll(w http.ResponseWriter, r *http.Request) {
 		s.serveFault(w, r, id, fault)
 		return
 	}
-	if !terminal {
-		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
-	}
 	w.Header().Set("ETag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == etag {
+		if !terminal && s.cfg.profile != ProfileReference {
+			w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+		}
 		s.record(r, id, http.StatusNotModified)
 		w.WriteHeader(http.StatusNotModified)
 		return
+	}
+	if !terminal {
+		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
 	}
 	s.record(r, id, http.StatusOK)
 	writeJSON(w, http.StatusOK, body)

@@ -84,7 +84,43 @@ type Request struct {
 	Time   time.Time
 }
 
+// Profile is a model of one family of real services. Tests run against every profile, so that
+// the client is held to what services do, not to one reading of the specification.
+type Profile int
+
+// Profiles for WithProfile.
+const (
+	// ProfileSpec follows the specification: events_url in every 202, event streams that
+	// resume after Last-Event-ID and close after a terminal event, the configured
+	// Retry-After on 202s and on waiting polls.
+	ProfileSpec Profile = iota
+	// ProfileReference behaves as the protocol's reference services: no events_url in the
+	// 202 — the stream is served at /api/reviews/{id}/events (polls at
+	// /api/reviews/{id}/status) and advertised by the discovery document's reviews_base and
+	// transports — a first event review.pending, Last-Event-ID ignored (every connection
+	// replays from the start), the stream left open after a terminal event, Retry-After: 30
+	// on the 202 and none on a 304, and poll routes that take no credential.
+	ProfileReference
+)
+
+// Profiles lists every profile, for tests that run against each.
+func Profiles() []Profile { return []Profile{ProfileSpec, ProfileReference} }
+
+func (p Profile) String() string {
+	if p == ProfileReference {
+		return "reference"
+	}
+	return "spec"
+}
+
+// WithProfile makes the server behave as profile p (default ProfileSpec).
+func WithProfile(p Profile) Option { return func(c *config) { c.profile = p } }
+
+// referenceRetryAfter is the Retry-After the reference services send on a 202.
+const referenceRetryAfter = 30 * time.Second
+
 type config struct {
+	profile         Profile
 	retryAfter      time.Duration
 	rateLimit       int
 	lifetime        time.Duration

@@ -196,6 +196,13 @@ const (
 // WithDiscovery sets the discovery document's shape. Default DiscoveryNested.
 func WithDiscovery(shape DiscoveryShape) Option { return func(c *config) { c.discovery = shape } }
 
+func reviewsPath(p Profile) string {
+	if p == ProfileReference {
+		return "/api/reviews"
+	}
+	return "/reviews"
+}
+
 // handleDiscovery serves the service's discovery document (App. D), cacheable for a day.
 func (s *Server) handleDiscovery(w http.ResponseWriter, r *http.Request) {
 	transports := []string{"polling", "callback"}
@@ -222,7 +229,7 @@ func (s *Server) handleDiscovery(w http.ResponseWriter, r *http.Request) {
 			"capabilities": map[string]any{"review_types": types, "transports": transports,
 				"default_timeout": s.cfg.lifetime.String(), "supports_reminders": true, "supports_multi_round": true,
 				"supports_signatures": false, "supports_inline_submit": true},
-			"endpoints": map[string]string{"reviews_base": s.URL + "/reviews", "review_page_base": s.URL + "/review",
+			"endpoints": map[string]string{"reviews_base": s.URL + reviewsPath(s.cfg.profile), "review_page_base": s.URL + "/review",
 				"well_known": s.URL + hitl.WellKnownPath},
 			"rate_limits": map[string]any{"poll_min_interval_seconds": 1,
 				"poll_recommended_interval_seconds": s.cfg.retryAfter.Seconds(), "max_requests_per_minute": s.cfg.rateLimit},

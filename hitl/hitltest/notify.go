@@ -127,6 +127,14 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer expiry.Stop()
 	sent := r.Header.Get("Last-Event-ID")
+	reference := s.cfg.profile == ProfileReference
+	if reference {
+		// The reference services ignore Last-Event-ID and begin every stream with the
+		// case's state as review.pending.
+		sent = ""
+		_, _ = io.WriteString(w, "event: review.pending\ndata: "+string(mustJSON(map[string]any{"case_id": id, "status": "pending"}))+"\n\n")
+		flush()
+	}
 	for first := true; ; first = false {
 		s.mu.Lock()
 		s.expireIfDue(c, time.Now())
@@ -161,7 +169,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			flush()
 			sent = e.id
 		}
-		if terminal && fault != StreamNeverClose && fault != StreamHeartbeatsOnly {
+		if terminal && fault != StreamNeverClose && fault != StreamHeartbeatsOnly && !reference {
 			return
 		}
 		select {
@@ -298,4 +306,12 @@ func post(ctx context.Context, client *http.Client, url string, body []byte, sig
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	_ = resp.Body.Close()
 	return resp.StatusCode
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
