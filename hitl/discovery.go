@@ -146,7 +146,7 @@ func ParseDiscovery(raw []byte) (*Discovery, error) {
 				EventsBase     string `json:"events_base"`
 			} `json:"endpoints"`
 			Authentication *DiscoveryAuthentication `json:"authentication"`
-			RateLimits struct {
+			RateLimits     struct {
 				PollMin         float64 `json:"poll_min_interval_seconds"`
 				PollRecommended float64 `json:"poll_recommended_interval_seconds"`
 				PerMinute       int     `json:"max_requests_per_minute"`
