@@ -43,14 +43,15 @@ const (
 // Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
 // Client is not usable, make one with [NewClient].
 type Client struct {
-	hc        *http.Client
-	authorize func(context.Context, *http.Request) error
-	logger    *slog.Logger
-	interval  time.Duration
-	timeout   time.Duration
-	maxBody   int64
-	newID     func() string
-	seq       atomic.Int64
+	hc         *http.Client
+	credential transport.Credential
+	authorize  func(context.Context, *http.Request) error
+	logger     *slog.Logger
+	interval   time.Duration
+	timeout    time.Duration
+	maxBody    int64
+	newID      func() string
+	seq        atomic.Int64
 }
 
 // Option configures a [Client]. NewClient reports an invalid option as an error.
@@ -69,8 +70,22 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithAuthorize adds credentials to every request (a bearer token, an OAuth2 transport's
-// header). Default: none. It is called once per request.
+// WithAuthorization sets the credential sent as the Authorization header of every request
+// (transport.StaticToken("…"), or a rotating source), the shape every client in this module
+// takes. It is called once per request and must be safe for concurrent use. Default: none.
+func WithAuthorization(cred transport.Credential) Option {
+	return func(c *Client) error {
+		if cred == nil {
+			return errors.New("a2a: WithAuthorization: nil credential")
+		}
+		c.credential = cred
+		return nil
+	}
+}
+
+// WithAuthorize sets a hook that adds credentials to each request itself, for schemes that
+// sign the request (its method, URL or body). It runs after WithAuthorization's header is
+// set. Default: none. It is called once per request.
 func WithAuthorize(f func(ctx context.Context, req *http.Request) error) Option {
 	return func(c *Client) error { c.authorize = f; return nil }
 }
@@ -364,6 +379,15 @@ func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, 
 	req, wantID, err := newRequest(ctx, ep, o, c.seq.Add(1), taskID, m, so)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.credential != nil {
+		v, err := c.credential(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("a2a: credentials: %w", err)
+		}
+		if v != "" {
+			req.Header.Set("Authorization", v)
+		}
 	}
 	if c.authorize != nil {
 		if err := c.authorize(ctx, req); err != nil {

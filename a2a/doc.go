@@ -19,4 +19,11 @@
 //
 // Every call takes a context first and returns promptly when it ends. Nothing is logged
 // unless a logger is given, and never a credential.
+//
+// # Clients
+//
+// As every client in hitlkit: NewClient(opts ...Option) — an agent's endpoint is given per
+// call — with WithHTTPClient, WithLogger, WithAuthorization (a [transport.Credential]; the
+// per-request hook WithAuthorize remains for signing schemes), WithPollInterval, WithMaxBody
+// and WithRequestTimeout.
 package a2a

@@ -31,29 +31,124 @@ const DefaultPollInterval = 5 * time.Second
 // POST /human-feedback, GET /api/interactions/{id}. The zero value is not usable; create it
 // with [NewClient]. It is safe for concurrent use.
 type Client struct {
-	base     *url.URL
-	http     *http.Client
-	interval time.Duration
-	logger   *slog.Logger
+	base       *url.URL
+	http       *http.Client
+	interval   time.Duration
+	timeout    time.Duration
+	maxBody    int64
+	credential transport.Credential
+	logger     *slog.Logger
 }
 
-// NewClient returns a client for the endpoint at baseURL (http or https). hc nil means
-// http.DefaultClient; interval 0 means DefaultPollInterval, otherwise at least 1 s.
-func NewClient(baseURL string, hc *http.Client, interval time.Duration) (*Client, error) {
+// Option configures a Client; an option given a bad value makes NewClient fail.
+type Option func(*Client) error
+
+// NewClient returns a client for the endpoint at baseURL (http or https: the spec's example
+// endpoint is a local server). Defaults: http.DefaultClient, polls every 5 s, each request
+// bounded by 30 s, answers up to 1 MiB, no credentials, silent, no redirect followed.
+func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, errors.New("hi: NewClient: base URL must be an absolute http(s) URL")
 	}
-	if hc == nil {
-		hc = http.DefaultClient
+	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: transport.DefaultRequestTimeout,
+		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler)}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, fmt.Errorf("hi: NewClient: %w", err)
+		}
 	}
-	switch {
-	case interval == 0:
-		interval = DefaultPollInterval
-	case interval < time.Second:
-		return nil, errors.New("hi: NewClient: poll interval under 1 s")
+	hc := *c.http
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	c.http = &hc
+	return c, nil
+}
+
+// WithHTTPClient sends every request through a copy of hc (its redirect policy replaced:
+// no redirect is followed).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *Client) error {
+		if hc == nil {
+			return errors.New("WithHTTPClient: nil client")
+		}
+		c.http = hc
+		return nil
 	}
-	return &Client{base: u, http: hc, interval: interval, logger: slog.New(slog.DiscardHandler)}, nil
+}
+
+// WithPollInterval sets the delay between Wait's polls (at least 1 s). Default 5 s.
+func WithPollInterval(d time.Duration) Option {
+	return func(c *Client) error {
+		if d < time.Second {
+			return errors.New("WithPollInterval: under 1 s")
+		}
+		c.interval = d
+		return nil
+	}
+}
+
+// WithRequestTimeout bounds every request (default 30 s).
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return errors.New("WithRequestTimeout: not positive")
+		}
+		c.timeout = d
+		return nil
+	}
+}
+
+// WithMaxBody bounds every answer read (default 1 MiB).
+func WithMaxBody(n int64) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return errors.New("WithMaxBody: size must be positive")
+		}
+		c.maxBody = n
+		return nil
+	}
+}
+
+// WithAuthorization sets the credential sent as the Authorization header of every request,
+// to the endpoint's origin only (transport.StaticToken("…")). Default: none.
+func WithAuthorization(cred transport.Credential) Option {
+	return func(c *Client) error {
+		if cred == nil {
+			return errors.New("WithAuthorization: nil credential")
+		}
+		c.credential = cred
+		return nil
+	}
+}
+
+// WithLogger sends debug records (interaction ids, hosts and paths; never credentials or
+// responses) to l. Default: discarded.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *Client) error {
+		if l == nil {
+			return errors.New("WithLogger: nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// authorize adds the credential to a request for the endpoint's own origin.
+func (c *Client) authorize(ctx context.Context, req *http.Request) error {
+	if c.credential == nil || httpx.Origin(req.URL) != httpx.Origin(c.base) {
+		return nil
+	}
+	v, err := c.credential(ctx)
+	if err != nil {
+		return fmt.Errorf("credentials: %w", err)
+	}
+	if v != "" {
+		req.Header.Set("Authorization", v)
+	}
+	return nil
 }
 
 func (c *Client) url(path string) string {
@@ -110,6 +205,8 @@ func (c *Client) exchange(ctx context.Context, op, method, target string, in any
 		}
 		body = bytes.NewReader(b)
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, fmt.Errorf("hi: %s: %w", op, httpx.StripURL(err))
@@ -117,12 +214,15 @@ func (c *Client) exchange(ctx context.Context, op, method, target string, in any
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if err := c.authorize(ctx, req); err != nil {
+		return nil, fmt.Errorf("hi: %s: %w", op, err)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("hi: %s %s: %w", op, httpx.Redact(target), httpx.StripURL(err))
 	}
 	defer httpx.DrainClose(resp.Body)
-	raw, err := httpx.ReadLimited(resp.Body, 0)
+	raw, err := httpx.ReadLimited(resp.Body, c.maxBody)
 	if err != nil {
 		return nil, fmt.Errorf("hi: %s: %w", op, err)
 	}
@@ -159,7 +259,8 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 	if id == "" {
 		return nil, errors.New("hi: Wait: empty id")
 	}
-	p := &transport.Poller{Client: c.http, Interval: c.interval, Logger: c.logger}
+	p := &transport.Poller{Client: c.http, Interval: c.interval, Logger: c.logger, RequestTimeout: c.timeout,
+		MaxBody: c.maxBody, Authorize: c.authorize}
 	res, err := transport.Poll(ctx, p, c.url(routeInteractions+url.PathEscape(id)), func(body []byte) (*transport.Result, bool, error) {
 		it, err := decodeInteraction(body)
 		if err != nil {

@@ -62,7 +62,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestEndpointClient(t *testing.T) {
 	srv := httptest.NewServer(&endpoint{store: map[string]*hi.Interaction{}})
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, srv.Client(), time.Second)
+	c, err := hi.NewClient(srv.URL, hi.WithHTTPClient(srv.Client()), hi.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(other)
 	}))
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, srv.Client(), time.Second)
+	c, err := hi.NewClient(srv.URL, hi.WithHTTPClient(srv.Client()), hi.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

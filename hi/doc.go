@@ -9,6 +9,12 @@
 // explains the tally. [Client] talks to an HI endpoint (the spec's illustrative routes) and
 // waits for resolution by polling. [FanOut] asks each participant over HITL or HXP at once
 // and resolves as soon as the policy decides, stopping the waits no longer needed.
+//
+// # Clients
+//
+// As every client in hitlkit: NewClient(baseURL, opts ...Option) with WithHTTPClient,
+// WithLogger, WithAuthorization (a [transport.Credential]), WithPollInterval, WithMaxBody and
+// WithRequestTimeout.
 package hi
 
 import (

@@ -89,8 +89,8 @@ func TestFanOutOverHITL(t *testing.T) {
 func TestFanOutOverHXP(t *testing.T) {
 	s := hxptest.NewServer(t)
 	opts := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, _ := hxp.NewClient(s.URL, append(opts, hxp.WithAgentKey(func(context.Context) (string, error) { return hxptest.DefaultAgentKey, nil }))...)
-	human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanToken(func(context.Context) (string, error) { return hxptest.DefaultHumanToken, nil }))...)
+	agent, _ := hxp.NewClient(s.URL, append(opts, hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
+	human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
 	ask := hi.OverHXP(agent, func(it *hi.Interaction, p hi.Participant) *hxp.Request {
 		return &hxp.Request{AgentID: p.ID, Approve: &hxp.Approve{Item: it.AgentOutput.Summary, Details: json.RawMessage(`{"amount":1240}`)}}
 	})

@@ -38,6 +38,8 @@ type Client struct {
 	maxInterval    time.Duration
 	discovery      discoveryCache
 	autoDiscover   bool
+	requestTimeout time.Duration // 0: transport.DefaultRequestTimeout
+	pollInterval   time.Duration // 0: transport.DefaultInterval
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -124,12 +126,13 @@ func WithCallbacks(cb *Callbacks) Option {
 	}
 }
 
-// WithAuthorization sets the source of the Authorization header value sent with polls — the
-// agent's API credential for the service (HITL §8). It is called once per poll, so it may
-// rotate tokens, and must be safe for concurrent use. It is sent only to the origin of the
-// request that produced the interrupt, or to origins added with WithTrustedOrigins.
-// Without it, [Client.Do] reuses the Authorization header of the request it sent.
-func WithAuthorization(source func(ctx context.Context) (string, error)) Option {
+// WithAuthorization sets the Authorization header value sent with polls, event streams and
+// A2A resumes — the agent's API credential for the service (HITL §8), for example
+// transport.StaticToken("sk-…"). It is called once per request, so it may rotate tokens,
+// and must be safe for concurrent use. It is sent only to the origin of the request that
+// produced the interrupt, or to origins added with WithTrustedOrigins. Without it,
+// [Client.Do] reuses the Authorization header of the request it sent.
+func WithAuthorization(source transport.Credential) Option {
 	return func(c *Client) error {
 		if source == nil {
 			return errors.New("WithAuthorization: nil source")
@@ -199,13 +202,44 @@ func WithStrict() Option {
 	}
 }
 
-// WithMaxBodySize sets the largest 202 or poll body read (default 1 MiB).
-func WithMaxBodySize(n int64) Option {
+// WithMaxBody sets the largest 202 or poll body read (default 1 MiB).
+func WithMaxBody(n int64) Option {
 	return func(c *Client) error {
 		if n <= 0 {
-			return errors.New("WithMaxBodySize: size must be positive")
+			return errors.New("WithMaxBody: size must be positive")
 		}
 		c.detect.MaxBody = n
+		return nil
+	}
+}
+
+// WithMaxBodySize is WithMaxBody.
+//
+// Deprecated: use WithMaxBody, the name every client in this module uses.
+func WithMaxBodySize(n int64) Option { return WithMaxBody(n) }
+
+// WithRequestTimeout bounds each request to a service URL — a poll, a submit, a discovery
+// fetch, the opening of an event stream (not the stream itself) — default 30 s. A poll that
+// takes longer is a transient failure and is retried; the wait as a whole is bounded by the
+// caller's context and the case's expiry.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return errors.New("WithRequestTimeout: not positive")
+		}
+		c.requestTimeout = d
+		return nil
+	}
+}
+
+// WithPollInterval sets the delay between polls when the service sends no Retry-After
+// (default 30 s, HITL §8's lower recommendation), within the bounds of WithPollIntervals.
+func WithPollInterval(d time.Duration) Option {
+	return func(c *Client) error {
+		if d < transport.DefaultMinInterval {
+			return errors.New("WithPollInterval: under 1 s would exceed 60 polls per minute")
+		}
+		c.pollInterval = d
 		return nil
 	}
 }
@@ -248,6 +282,14 @@ func WithAutoDiscovery() Option {
 		c.autoDiscover = true
 		return nil
 	}
+}
+
+// timeout is the bound of one request to a service URL.
+func (c *Client) timeout() time.Duration {
+	if c.requestTimeout > 0 {
+		return c.requestTimeout
+	}
+	return transport.DefaultRequestTimeout
 }
 
 // Detect is [Detect] with the client's detection options.
@@ -452,15 +494,19 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		}
 	}
 	interval, lo, hi := c.pacing(cs.PollURL)
+	if interval == 0 && c.pollInterval > 0 {
+		interval = min(max(c.pollInterval, lo), hi)
+	}
 	p := &transport.Poller{
-		Client:      c.service,
-		Authorize:   c.authorizer(it, cs.PollURL, auth),
-		Interval:    interval,
-		MinInterval: lo,
-		MaxInterval: hi,
-		MaxBody:     c.detect.MaxBody,
-		Logger:      c.logger,
-		FirstDelay:  time.Until(it.PollAfter),
+		Client:         c.service,
+		Authorize:      c.authorizer(it, cs.PollURL, auth),
+		Interval:       interval,
+		MinInterval:    lo,
+		MaxInterval:    hi,
+		MaxBody:        c.detect.MaxBody,
+		Logger:         c.logger,
+		FirstDelay:     time.Until(it.PollAfter),
+		RequestTimeout: c.requestTimeout,
 	}
 	var (
 		mu    sync.Mutex

@@ -266,6 +266,8 @@ func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, e
 		return d, nil
 	}
 	target := origin + WellKnownPath
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: discover: %w", httpx.StripURL(err))

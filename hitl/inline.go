@@ -178,6 +178,8 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "submit_url", Problem: problem}}, Case: cs}
 	}
 
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cs.SubmitURL, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("hitl: inline submit for case %s: %w", cs.CaseID, httpx.StripURL(err))

@@ -40,8 +40,9 @@ type Client struct {
 	base           *url.URL
 	prefix         string
 	http           *http.Client
-	agentKey       func(context.Context) (string, error)
-	humanToken     func(context.Context) (string, error)
+	agent          transport.Credential // the Authorization value of the agent's endpoints
+	human          transport.Credential // the Authorization value of the human's endpoints
+	maxBody        int64
 	logger         *slog.Logger
 	interval       time.Duration
 	timeout        time.Duration
@@ -96,25 +97,59 @@ func WithHTTPClient(hc *http.Client) Option {
 	}
 }
 
-// WithAgentKey sets the source of the agent's API key, sent as a bearer token on the agent's
-// endpoints and the WebSocket. It is called per request and must be safe for concurrent use.
-func WithAgentKey(source func(context.Context) (string, error)) Option {
+// WithAuthorization sets the agent's credential (its API key, as
+// transport.StaticToken("sk-…")), sent on the agent's endpoints and the WebSocket, and only
+// to the server's own origin. It is called per request and must be safe for concurrent use.
+func WithAuthorization(cred transport.Credential) Option {
 	return func(c *Client) error {
-		if source == nil {
-			return errors.New("WithAgentKey: nil source")
+		if cred == nil {
+			return errors.New("WithAuthorization: nil credential")
 		}
-		c.agentKey = source
+		c.agent = cred
 		return nil
 	}
 }
 
-// WithHumanToken sets the source of the human's token, sent on Inbox and Resolve.
-func WithHumanToken(source func(context.Context) (string, error)) Option {
+// WithHumanAuthorization sets the human's credential (their token, as
+// transport.StaticToken(…)), sent on Inbox and Resolve only, and only to the server's origin.
+func WithHumanAuthorization(cred transport.Credential) Option {
 	return func(c *Client) error {
-		if source == nil {
-			return errors.New("WithHumanToken: nil source")
+		if cred == nil {
+			return errors.New("WithHumanAuthorization: nil credential")
 		}
-		c.humanToken = source
+		c.human = cred
+		return nil
+	}
+}
+
+// WithAgentKey sets the source of the agent's bare API key, sent as a bearer token.
+//
+// Deprecated: use WithAuthorization(transport.BearerToken(source)), the credential shape
+// every client in this module takes.
+func WithAgentKey(source func(context.Context) (string, error)) Option {
+	if source == nil {
+		return func(*Client) error { return errors.New("WithAgentKey: nil source") }
+	}
+	return WithAuthorization(transport.BearerToken(source))
+}
+
+// WithHumanToken sets the source of the human's bare token, sent as a bearer token.
+//
+// Deprecated: use WithHumanAuthorization(transport.BearerToken(source)).
+func WithHumanToken(source func(context.Context) (string, error)) Option {
+	if source == nil {
+		return func(*Client) error { return errors.New("WithHumanToken: nil source") }
+	}
+	return WithHumanAuthorization(transport.BearerToken(source))
+}
+
+// WithMaxBody bounds every answer read (default 1 MiB).
+func WithMaxBody(n int64) Option {
+	return func(c *Client) error {
+		if n <= 0 {
+			return errors.New("WithMaxBody: size must be positive")
+		}
+		c.maxBody = n
 		return nil
 	}
 }
@@ -280,7 +315,7 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 		return nil, fmt.Errorf("hxp: %s %s: %w", op, httpx.Redact(target), httpx.StripURL(err))
 	}
 	defer httpx.DrainClose(resp.Body)
-	raw, err := httpx.ReadLimited(resp.Body, 0)
+	raw, err := httpx.ReadLimited(resp.Body, c.maxBody)
 	if err != nil {
 		return nil, fmt.Errorf("hxp: %s: read answer: %w", op, httpx.StripURL(err))
 	}
@@ -301,12 +336,15 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 // key and the human's token (a server may echo either, whichever was sent).
 func (c *Client) secrets(ctx context.Context, req *http.Request) []string {
 	out := httpx.Secrets(req)
-	for _, source := range []func(context.Context) (string, error){c.agentKey, c.humanToken} {
-		if source == nil {
+	for _, cred := range []transport.Credential{c.agent, c.human} {
+		if cred == nil {
 			continue
 		}
-		if v, err := source(ctx); err == nil {
+		if v, err := cred(ctx); err == nil {
 			out = append(out, v)
+			if _, token, ok := strings.Cut(v, " "); ok {
+				out = append(out, token)
+			}
 		}
 	}
 	return out
@@ -342,19 +380,19 @@ func clip(s string, n int) string {
 
 // authorize adds the agent's key or the human's token, only for the server's own origin.
 func (c *Client) authorize(ctx context.Context, req *http.Request, as who) error {
-	source := c.agentKey
+	cred := c.agent
 	if as == asHuman {
-		source = c.humanToken
+		cred = c.human
 	}
-	if source == nil || !c.sameOrigin(req.URL) {
+	if cred == nil || !c.sameOrigin(req.URL) {
 		return nil
 	}
-	v, err := source(ctx)
+	v, err := cred(ctx)
 	if err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
 	if v != "" {
-		req.Header.Set("Authorization", "Bearer "+v)
+		req.Header.Set("Authorization", v)
 	}
 	return nil
 }

@@ -18,4 +18,11 @@
 // Where the spec and the only public server disagree (hxptest can play either), the client
 // accepts both: WebSocket URLs as /hxp/ws/{id} or /hxp/ws?request_id={id}, endpoints under a
 // configurable prefix, both evidence formulas, timeouts ending with or without a receipt.
+//
+// # Clients
+//
+// As every client in hitlkit: NewClient(baseURL, opts ...Option) with WithHTTPClient,
+// WithLogger, WithAuthorization (the agent's key as a [transport.Credential]; the human's
+// with WithHumanAuthorization), WithPollInterval, WithMaxBody, WithRequestTimeout and
+// WithAllowLocalHTTP.
 package hxp

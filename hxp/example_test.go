@@ -6,6 +6,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // An agent asks its owner to choose, and waits for the receipt.
@@ -18,7 +19,7 @@ func Example() {
 	}()
 
 	client, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithAgentKey(func(context.Context) (string, error) { return hxptest.DefaultAgentKey, nil }))
+		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		panic(err)
 	}

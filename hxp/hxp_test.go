@@ -23,20 +23,18 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func key(k string) func(context.Context) (string, error) {
-	return func(context.Context) (string, error) { return k, nil }
-}
+func key(k string) transport.Credential { return transport.StaticToken(k) }
 
 // setup starts a fake and returns an agent client and a human client for it.
 func setup(t *testing.T, opts ...hxptest.Option) (*hxptest.Server, *hxp.Client, *hxp.Client) {
 	t.Helper()
 	s := hxptest.NewServer(t, opts...)
 	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAgentKey(key(hxptest.DefaultAgentKey)))...)
+	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	human, err := hxp.NewClient(s.URL, append(common, hxp.WithHumanToken(key(hxptest.DefaultHumanToken)))...)
+	human, err := hxp.NewClient(s.URL, append(common, hxp.WithHumanAuthorization(key(hxptest.DefaultHumanToken)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +298,7 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrong, _ := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithAgentKey(key("sk-live-wrong")))
+	wrong, _ := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithAuthorization(key("sk-live-wrong")))
 	_, errWrongKey := wrong.Create(t.Context(), decide())
 	_, errUnknown := agent.Get(t.Context(), "hxp_missing")
 	_, errNotOption := human.Resolve(t.Context(), cr.RequestID, "maybe", "")

@@ -25,11 +25,11 @@ func onLocalhost(t *testing.T, s *hxptest.Server) (*hxp.Client, *hxp.Client) {
 	t.Helper()
 	base := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
 	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, err := hxp.NewClient(base, append(common, hxp.WithAgentKey(key(hxptest.DefaultAgentKey)))...)
+	agent, err := hxp.NewClient(base, append(common, hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	human, err := hxp.NewClient(base, append(common, hxp.WithHumanToken(key(hxptest.DefaultHumanToken)))...)
+	human, err := hxp.NewClient(base, append(common, hxp.WithHumanAuthorization(key(hxptest.DefaultHumanToken)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 			}
 		}()
 		agent, err := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(),
-			hxp.WithPollInterval(time.Second), hxp.WithAgentKey(key(hxptest.DefaultAgentKey)), hxp.WithRequestTimeout(300*time.Millisecond))
+			hxp.WithPollInterval(time.Second), hxp.WithAuthorization(key(hxptest.DefaultAgentKey)), hxp.WithRequestTimeout(300*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,7 +43,7 @@ func TestRestartLosesNoDecision(t *testing.T) {
 	}
 
 	restarted, err := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithPollInterval(time.Second), hxp.WithAgentKey(key(hxptest.DefaultAgentKey)))
+		hxp.WithPollInterval(time.Second), hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,6 +114,7 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 		MinInterval:    time.Second,
 		MaxInterval:    max(c.interval, time.Second),
 		RequestTimeout: c.timeout,
+		MaxBody:        c.maxBody,
 		Logger:         c.logger,
 		Authorize: func(ctx context.Context, req *http.Request) error {
 			return c.authorize(ctx, req, asAgent)
@@ -271,13 +272,13 @@ type wsMessage struct {
 // agent's key when the URL is on the server's origin.
 func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 	header := http.Header{}
-	if c.agentKey != nil && c.sameOrigin(mustParse(wsURL)) {
-		v, err := c.agentKey(ctx)
+	if c.agent != nil && c.sameOrigin(mustParse(wsURL)) {
+		v, err := c.agent(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
 		}
 		if v != "" {
-			header.Set("Authorization", "Bearer "+v)
+			header.Set("Authorization", v)
 		}
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.timeout)

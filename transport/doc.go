@@ -15,8 +15,12 @@
 // A protocol package combines them: a notification or an event is only a reason to poll
 // at once, and the poll is the source of truth.
 //
-// It knows nothing of what a response means: the protocol packages (hitl, and later a2a and
-// hxp) pass a decoder that turns one response body into "keep waiting" or a terminal value.
+// It knows nothing of what a response means: the protocol packages (hitl, a2a, hxp, hi) pass
+// a decoder that turns one response body into "keep waiting" or a terminal value.
+//
+// [Credential] is the one credential shape every client takes (WithAuthorization), with
+// [StaticToken] and [BearerToken] for the common cases; [PublicDialer] dials public addresses
+// only; [MismatchError] reports an answer about another case, request, task or interaction.
 //
 // # Cancellation
 //

@@ -6,13 +6,10 @@ import (
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
-func keyOf(k string) func(context.Context) (string, error) {
-	return func(context.Context) (string, error) { return k, nil }
-}
-
-// measureHXP runs n concurrent HXP waits (one poll, then the request's WebSocket) on the
+// measureHXP runs n concurrent HXP waits (the request's WebSocket, polls underneath) on the
 // fake HXP server over plain HTTP/1.1 — WebSockets do not ride HTTP/2 here — each resolved
 // by the human at a random time within the window.
 func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
@@ -25,11 +22,11 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 	personHC := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16}}
 	defer personHC.CloseIdleConnections()
 	common := []hxp.Option{hxp.WithHTTPClient(personHC), hxp.WithAllowLocalHTTP()}
-	creator, err := hxp.NewClient(base, append(common, hxp.WithAgentKey(keyOf(hxptest.DefaultAgentKey)))...)
+	creator, err := hxp.NewClient(base, append(common, hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		return r, err
 	}
-	human, err := hxp.NewClient(base, append(common, hxp.WithHumanToken(keyOf(hxptest.DefaultHumanToken)))...)
+	human, err := hxp.NewClient(base, append(common, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
 	if err != nil {
 		return r, err
 	}
@@ -39,7 +36,7 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 	// connection per wait beside its WebSocket; a pool of 64 is what an agent would configure.
 	tr.MaxIdleConnsPerHost = 64
 	agent, err := hxp.NewClient(base, hxp.WithHTTPClient(hc), hxp.WithAllowLocalHTTP(),
-		hxp.WithAgentKey(keyOf(hxptest.DefaultAgentKey)), hxp.WithPollInterval(cfg.RetryAfter))
+		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)), hxp.WithPollInterval(cfg.RetryAfter))
 	if err != nil {
 		return r, err
 	}

@@ -1,0 +1,35 @@
+// Package hitl is hitlkit's front door: it recognises that a service or another agent needs a
+// human ([Detect]), puts the question in front of the agent's human (a [Forwarder]), waits
+// for the decision over whatever the other side offers, and returns one typed [Result].
+//
+// It speaks the HITL Protocol (v0.5 to v0.8: a 202 with a hitl object, polling with
+// Retry-After and ETag, Server-Sent Events, signed callbacks, inline submit, forms,
+// reminders, multi-round reviews, discovery), and recognises A2A tasks paused for a human
+// (input-required, auth-required, relay holds), which it carries to their end with package
+// a2a. [Client.Do] wraps an outbound call: when no human is needed it returns the response
+// untouched.
+//
+// # Clients
+//
+// Every client in hitlkit is built the same way: NewClient(opts ...Option) — or, where a base
+// URL is intrinsic (hxp, hi), NewClient(baseURL, opts ...Option) — with the same option for
+// the same idea in every package: WithHTTPClient, WithLogger, WithAuthorization (a
+// [transport.Credential], such as transport.StaticToken("sk-…")), WithPollInterval,
+// WithMaxBody, WithRequestTimeout, WithAllowLocalHTTP. A bad option value makes NewClient
+// fail. Per-call knobs are a nil-able options struct ([CallOptions], [WaitOptions]).
+//
+// # Waiting
+//
+// The poll URL is the source of truth, polled for the whole wait within the service's
+// pacing; an event or a callback makes it poll at once. A human's answer, an expiry (with the
+// default action applied) and a cancellation are Results; an error means the outcome is
+// unknown. Every wait ends: at the decision, at the case's expiry plus a grace, or when the
+// caller's context does, returning context.Cause(ctx); it leaves no goroutine behind.
+//
+// # Security
+//
+// Service URLs must be HTTPS (http://localhost with [WithAllowLocalHTTP]) and are dialled
+// only at public addresses unless [WithAllowPrivateAddresses]; the agent's credential goes
+// only to the origin it called, never to a redirect's target; review URLs, tokens and
+// credentials never appear in logs or errors. Package hitltest is a fake service for tests.
+package hitl
