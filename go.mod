@@ -7,14 +7,9 @@ require (
 	github.com/coder/websocket v1.8.15
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
-	github.com/r3labs/sse/v2 v2.10.0
 	github.com/sosodev/duration v1.4.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.41.0
 )
 
-require (
-	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
-	golang.org/x/net v0.0.0-20191116160921-f9c825593386 // indirect
-	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
-)
+require github.com/hashicorp/go-cleanhttp v0.5.2 // indirect

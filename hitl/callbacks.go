@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/hitlkit/hitlkit/transport"
@@ -41,6 +42,15 @@ const (
 type Callbacks struct {
 	recv transport.Receiver
 	box  transport.Mailbox
+
+	decide bool
+	mu     sync.Mutex
+	last   map[string]lastCallback // the last verified terminal callback per case, when decide
+}
+
+type lastCallback struct {
+	event string
+	body  []byte
 }
 
 // CallbacksOptions tunes [NewCallbacks]. A nil *CallbacksOptions or a zero field means the
@@ -62,6 +72,19 @@ type CallbacksOptions struct {
 	// Logger receives a record per callback (case id and event; never the body). Default:
 	// discarded.
 	Logger *slog.Logger
+	// Decide lets a verified callback that carries the complete outcome of its case (the
+	// terminal status and, for a completion, the result with its action) end the wait at
+	// once, without the confirming poll. Default false, as the HITL Protocol advises (§9: a
+	// callback is a reason to poll).
+	//
+	// The trade-off: the decision arrives one network leg sooner, and the poll it saves is
+	// the only check that the service's record says the same as the callback. The HMAC
+	// proves the callback came from a holder of the shared secret and was not altered; it
+	// does not prove the service still holds that outcome (a callback for a state the service
+	// later corrected, or one replayed from a leak of the secret, would be taken as is). Turn
+	// it on when the secret is well kept and a second of latency matters more than that
+	// check; the poll URL stays the source of truth for every other wait.
+	Decide bool
 }
 
 // NewCallbacks returns a receiver for callbacks signed with secret, the per-service secret
@@ -74,7 +97,7 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		o = &CallbacksOptions{}
 	}
 	key := append([]byte(nil), secret...)
-	cb := &Callbacks{box: transport.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}}
+	cb := &Callbacks{box: transport.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}, decide: o.Decide}
 	cb.recv = transport.Receiver{
 		Mailbox:            &cb.box,
 		MaxBody:            o.MaxBody,
@@ -84,17 +107,60 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		Verify: func(h http.Header, body []byte) bool {
 			return transport.VerifyHMACSHA256(key, body, h.Get(SignatureHeader), signaturePrefix)
 		},
-		Parse: parseCallback,
+		Parse: cb.parse,
 	}
 	return cb, nil
+}
+
+// parse reads a verified callback, and keeps its body when callbacks may decide (bounded by
+// the mailbox: a case's body is dropped with its wait).
+func (cb *Callbacks) parse(body []byte) (string, string, error) {
+	caseID, event, err := parseCallback(body)
+	if err != nil || !cb.decide {
+		return caseID, event, err
+	}
+	switch event {
+	case eventCompleted, eventExpired, eventCancelled:
+		cb.mu.Lock()
+		if cb.last == nil {
+			cb.last = make(map[string]lastCallback)
+		}
+		if len(cb.last) < max(cb.box.MaxKept, transport.DefaultMaxKept) {
+			cb.last[caseID] = lastCallback{event: event, body: append([]byte(nil), body...)}
+		}
+		cb.mu.Unlock()
+	}
+	return caseID, event, nil
+}
+
+// outcome is the complete outcome of cs a kept callback carries, or nil (callbacks do not
+// decide, none arrived, or it lacks the outcome).
+func (cb *Callbacks) outcome(cs *Case) *Result {
+	if !cb.decide {
+		return nil
+	}
+	cb.mu.Lock()
+	last, ok := cb.last[cs.CaseID]
+	cb.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	return outcomeOf(cs, last.event, last.body)
 }
 
 // ServeHTTP implements http.Handler.
 func (cb *Callbacks) ServeHTTP(w http.ResponseWriter, r *http.Request) { cb.recv.ServeHTTP(w, r) }
 
-// watch wakes the caller for each new callback for caseID until stop is called.
+// watch wakes the caller for each new callback for caseID until stop is called; stopping
+// also forgets the case's kept callback.
 func (cb *Callbacks) watch(caseID string, wake func()) (stop func()) {
-	return cb.box.Watch(caseID, wake)
+	unwatch := cb.box.Watch(caseID, wake)
+	return func() {
+		unwatch()
+		cb.mu.Lock()
+		delete(cb.last, caseID)
+		cb.mu.Unlock()
+	}
 }
 
 // parseCallback reads the case and event of a verified callback body.

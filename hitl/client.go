@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
@@ -550,10 +551,28 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	// settle ends the wait with an outcome that needs no confirming poll: a terminal event
+	// from the service's own stream, or (when the caller trusts them) a signed callback,
+	// carrying the complete outcome of this case.
+	var settled atomic.Pointer[Result]
+	settle := func(r *Result) {
+		if settled.CompareAndSwap(nil, r) {
+			mu.Lock()
+			ended = true
+			mu.Unlock()
+			stop(errSettled)
+		}
+	}
 	if c.callbacks != nil && !o.PollOnly {
-		defer c.callbacks.watch(cs.CaseID, kick)()
+		defer c.callbacks.watch(cs.CaseID, func() {
+			if r := c.callbacks.outcome(cs); r != nil {
+				settle(r)
+				return
+			}
+			kick()
+		})()
 	}
 	// The event stream opens at once, beside the first poll (which may wait for the 202's
 	// Retry-After): the case's events_url, or the one the service's discovery document
@@ -561,7 +580,9 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	eventsURL := c.eventsURL(it, o)
 	if eventsURL != "" {
 		s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, eventsURL, auth), Logger: c.logger}
-		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick) })
+		// A terminal event decides only from the poll URL's own origin.
+		trusted := httpx.OriginOf(eventsURL) == httpx.OriginOf(cs.PollURL)
+		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick, trusted, settle) })
 	}
 	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || eventsURL != "") {
 		// remindable is read when a reminder is due: only a case known to be waiting for
@@ -591,6 +612,9 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		report(*u)
 		return nil, false, nil
 	})
+	if r := settled.Load(); r != nil && errors.Is(context.Cause(ctx), errSettled) {
+		res, err = r, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hitl: wait for case %s: %w", cs.CaseID, err)
 	}
@@ -598,6 +622,9 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		slog.String("status", string(res.Status)))
 	return res, nil
 }
+
+// errSettled: an event or a trusted callback brought the complete outcome; the polls stop.
+var errSettled = errors.New("outcome received")
 
 // remindGap is the least time between two reminders: a review.reminder event that the
 // service sends at a reminder_at time does not make the human get the link twice.
@@ -654,13 +681,18 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 	}
 }
 
-// follow reads the case's event stream until a terminal event, which it passes on as a
-// wake-up for the poll, or until the stream proves unavailable or ctx ends.
-func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func()) {
+// follow reads the case's event stream until a terminal event, or until the stream proves
+// unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
+// carries the complete outcome of this case settles the wait; any other makes it poll at once.
+func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func(), trusted bool, settle func(*Result)) {
 	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
 		u, terminal := decodeEvent(cs, ev)
 		if terminal {
-			kick()
+			if r := outcomeOf(cs, ev.Name, ev.Data); trusted && r != nil {
+				settle(r)
+			} else {
+				kick()
+			}
 			return true, nil
 		}
 		if u != nil {

@@ -327,7 +327,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 					if err := s.Respond(id, "approve", nil, nil); err != nil {
 						t.Fatal(err)
 					}
-					res, err := c.Wait(t.Context(), resp.Interrupt, nil)
+					res, err := c.Wait(t.Context(), resp.Interrupt, &hitl.WaitOptions{PollOnly: true})
 					if tt.wantErr != nil {
 						if !errors.Is(err, tt.wantErr) {
 							t.Fatalf("Wait = %v, %v; want %v", res, err, tt.wantErr)

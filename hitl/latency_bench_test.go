@@ -24,11 +24,15 @@ import (
 // decisions.
 //
 // All b.N waits run at once, each with its own case. Stream and callback decisions are made
-// one at a time, with polls paced at 30 s, after every wait has polled once and a second has
-// passed (a confirming poll is never sooner than 1 s after the previous one). Polling
-// decisions (Retry-After 1 s) are made at random moments over 2 s.
+// one at a time, with polls paced at 30 s (the first poll waits for the 202's Retry-After),
+// once every stream is open and a second has passed. Polling decisions (Retry-After 1 s)
+// are made at random moments over 2 s, after every wait has polled once.
+//
+// Modes: poll; sse (the service's review.completed event carries the outcome: no poll);
+// callback (a signed callback, confirmed by a poll, the default); callback-trusted
+// (CallbacksOptions.Decide: the callback is the outcome).
 func BenchmarkDecisionLatency(b *testing.B) {
-	for _, mode := range []string{"poll", "sse", "callback"} {
+	for _, mode := range []string{"poll", "sse", "callback", "callback-trusted"} {
 		b.Run(mode, func(b *testing.B) { benchDecisions(b, mode) })
 	}
 }
@@ -47,8 +51,8 @@ func benchDecisions(b *testing.B, mode string) {
 	}
 	var copts []hitl.Option
 	callbackURL := ""
-	if mode == "callback" {
-		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), nil)
+	if strings.HasPrefix(mode, "callback") {
+		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{Decide: mode == "callback-trusted"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,7 +95,7 @@ func benchDecisions(b *testing.B, mode string) {
 			}
 		})
 	}
-	ready(b, svc, its, mode == "sse")
+	ready(b, svc, its, mode == "poll", mode == "sse")
 
 	lat, bare := make([]time.Duration, n), make([]time.Duration, n)
 	roundTrip := func(i int) {
@@ -143,9 +147,9 @@ func benchDecisions(b *testing.B, mode string) {
 	b.ReportMetric(float64(p50)/float64(r50), "p50/rtt")
 }
 
-// ready returns once every case has been polled and, with streams, every stream is open,
-// and a second has passed since.
-func ready(b *testing.B, svc *hitltest.Server, its []*hitl.Interrupt, streams bool) {
+// ready returns once every case has been polled (when polls is set) and, with streams, every
+// stream is open, and a second has passed since.
+func ready(b *testing.B, svc *hitltest.Server, its []*hitl.Interrupt, polls, streams bool) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		polled, open := map[string]bool{}, map[string]bool{}
@@ -157,7 +161,7 @@ func ready(b *testing.B, svc *hitltest.Server, its []*hitl.Interrupt, streams bo
 				open[r.CaseID] = true
 			}
 		}
-		if len(polled) == len(its) && (!streams || len(open) == len(its)) {
+		if (!polls || len(polled) == len(its)) && (!streams || len(open) == len(its)) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -82,6 +82,45 @@ func decodePoll(c *Case, body []byte) (*Result, *Update, error) {
 	if p.CaseID != "" && p.CaseID != c.CaseID {
 		return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{{Field: "case_id", Problem: "does not match the case polled"}}}
 	}
+	return c.outcome(&p)
+}
+
+// outcomeOf reads the complete outcome a terminal event or callback of case c carries, or
+// nil when it does not carry one: its case_id must be c's (present, not just absent), its
+// status (or its name: review.completed, review.expired, review.cancelled) terminal, and a
+// completion must hold the result with its action. The body has the poll response's fields.
+func outcomeOf(c *Case, name string, body []byte) *Result {
+	var p pollResponse
+	if json.Unmarshal(body, &p) != nil || p.CaseID != c.CaseID {
+		return nil
+	}
+	var byName string
+	switch name {
+	case eventCompleted:
+		byName = stateCompleted
+	case eventExpired:
+		byName = stateExpired
+	case eventCancelled:
+		byName = stateCancelled
+	}
+	switch {
+	case byName == "":
+		return nil
+	case p.Status == "":
+		p.Status = byName
+	case p.Status != byName:
+		return nil
+	}
+	r, _, err := c.outcome(&p)
+	if err != nil {
+		return nil
+	}
+	return r
+}
+
+// outcome is the state machine of §8 over one poll response (or an event or callback in its
+// shape): the Result for a terminal state, the Update for a waiting one.
+func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
 	r := &Result{CaseID: c.CaseID, CreatedAt: at(p.CreatedAt), OpenedAt: at(p.OpenedAt)}
 	switch p.Status {
 	case statePending, stateOpened, stateInProgress:

@@ -75,9 +75,9 @@ func countPath(s *hitltest.Server, suffix string) (n int, lastIDs []string) {
 
 // TestWaitOverSSE: with polls paced at 30 s (the 202's Retry-After), the event stream opens at
 // once and reports opened, progress and a reminder as they happen, and the decision ends the
-// wait at the moment of the click, after one confirming poll — the only poll, since the
-// first one would have waited for the Retry-After — with the agent's credential on the
-// stream.
+// wait at the moment of the click: the service's own review.completed event carries the
+// complete outcome, so no poll is needed (the first would have waited for the Retry-After).
+// The agent's credential goes on the stream.
 func TestWaitOverSSE(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
@@ -114,8 +114,8 @@ func TestWaitOverSSE(t *testing.T) {
 		if diff := cmp.Diff([]time.Duration{5 * time.Second, 7 * time.Second, 8 * time.Second, 9 * time.Second}, times); diff != "" {
 			t.Errorf("update times (-want +got):\n%s", diff)
 		}
-		if polls, _ := countPath(s, "/status"); polls != 1 {
-			t.Errorf("%d polls, want 1 (the one confirming the event)", polls)
+		if polls, _ := countPath(s, "/status"); polls != 0 {
+			t.Errorf("%d polls, want none: the event carried the outcome", polls)
 		}
 		for _, r := range s.Requests() {
 			if strings.HasSuffix(r.Path, "/events") && r.Header.Get("Authorization") != "Bearer agent-key" {

@@ -465,6 +465,9 @@ func (s *Server) changed(c *fakeCase) {
 	case "completed":
 		data["completed_at"] = stamp(c.endedAt)
 		data["result"] = map[string]any{"action": c.action, "data": c.data}
+		if c.by != nil {
+			data["responded_by"] = c.by // optional in the event (OpenAPI), sent when known
+		}
 	case "expired":
 		data["expired_at"] = stamp(c.endedAt)
 		data["default_action"] = c.defaultAction

@@ -16,6 +16,12 @@ import (
 // off by the end of r is not delivered. An event larger than maxEvent bytes ends the read
 // with ErrEventTooLarge.
 func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
+	return read(r, maxEvent, func(ev Event, dispatch bool) bool { return !dispatch || handle(ev) })
+}
+
+// read is Read that also reports each event without data (dispatch false), whose id: and
+// retry: fields still count.
+func read(r io.Reader, maxEvent int, handle func(ev Event, dispatch bool) bool) error {
 	br := bufio.NewReaderSize(r, 4096)
 	var (
 		ev      = Event{Retry: -1}
@@ -35,9 +41,9 @@ func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
 		if len(line) == 0 { // blank line: dispatch
 			if hasData {
 				ev.Data = append([]byte(nil), data.Bytes()...)
-				if !handle(ev) {
-					return nil
-				}
+			}
+			if !handle(ev, hasData) {
+				return nil
 			}
 			ev, hasData, size = Event{ID: ev.ID, Retry: -1}, false, 0
 			data.Reset()

@@ -1,8 +1,8 @@
-// Package sse wraps github.com/r3labs/sse/v2 so that one call is one connection to one event
-// stream, with the library's defects closed: its retry loop is switched off (the caller runs
-// its own), every refused response body is closed, only 200 text/event-stream is read, an
-// event cut off by a dropped connection is never delivered, idle connections are cancelled,
-// and cancellation reports its cause. No type of the library leaves this package.
+// Package sse reads Server-Sent Events: one call is one connection to one event stream,
+// read and handed to the caller on the caller's goroutine. It has no retry loop (the caller
+// runs its own), closes every refused response body, reads only 200 text/event-stream,
+// never delivers an event cut off by a dropped connection, cancels idle connections, and
+// reports why a cancelled connection ended.
 package sse
 
 import (
@@ -12,11 +12,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"strconv"
 	"time"
-
-	cb "github.com/cenkalti/backoff/v4"
-	r3 "github.com/r3labs/sse/v2"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
@@ -87,59 +83,64 @@ func Connect(ctx context.Context, cfg *Config, url, lastID string, handle func(E
 	st := Stats{LastID: lastID, Retry: -1}
 	connCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	errStopped := errors.New("stopped by handler")
 
 	hc := *cfg.Client
 	hc.Timeout = 0
 	// A redirect could carry the credentials elsewhere; a 3xx is refused instead.
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	if cfg.Authorize != nil {
-		hc.Transport = &authorizing{base: hc.Transport, authorize: cfg.Authorize}
+	req, err := http.NewRequestWithContext(connCtx, http.MethodGet, url, nil)
+	if err != nil {
+		return st, httpx.StripURL(err)
 	}
-	c := r3.NewClient(url, r3.ClientMaxBufferSize(cfg.MaxEventSize+64))
-	c.Connection = &hc
-	c.ReconnectStrategy = &cb.StopBackOff{}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Cache-Control", "no-cache")
 	if lastID != "" {
-		c.LastEventID.Store([]byte(lastID))
+		req.Header.Set("Last-Event-ID", lastID)
 	}
+	if cfg.Authorize != nil {
+		if err := cfg.Authorize(connCtx, req); err != nil {
+			return st, fmt.Errorf("credentials: %w", err)
+		}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return st, context.Cause(ctx)
+		}
+		return st, httpx.StripURL(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if err := accept(resp); err != nil {
+		httpx.DrainClose(resp.Body)
+		return st, err
+	}
+	st.Connected = true
 	var watchdog *time.Timer
-	c.ResponseValidator = func(_ *r3.Client, resp *http.Response) error {
-		if err := accept(resp); err != nil {
-			httpx.DrainClose(resp.Body)
-			return err
-		}
-		st.Connected = true
-		if cfg.IdleTimeout > 0 {
-			watchdog = time.AfterFunc(cfg.IdleTimeout, func() { cancel(ErrIdle) })
-		}
-		resp.Body = &framed{body: resp.Body, ctx: connCtx, limit: cfg.MaxEventSize, idle: cfg.IdleTimeout, watchdog: watchdog}
-		return nil
+	if cfg.IdleTimeout > 0 {
+		watchdog = time.AfterFunc(cfg.IdleTimeout, func() { cancel(ErrIdle) })
+		defer watchdog.Stop()
 	}
+	body := &framed{body: resp.Body, ctx: connCtx, limit: cfg.MaxEventSize, idle: cfg.IdleTimeout, watchdog: watchdog}
+	// The events are read and handled on this goroutine: no hand-off between the socket
+	// and the handler.
 	stopped := false
-	err := c.SubscribeRawWithContext(connCtx, func(m *r3.Event) {
-		if stopped {
-			return
-		}
-		ev := Event{ID: string(m.ID), Name: string(m.Event), Data: m.Data, Retry: -1}
-		if ms, err := strconv.ParseUint(string(m.Retry), 10, 32); err == nil {
-			ev.Retry = time.Duration(ms) * time.Millisecond
+	err = read(body, cfg.MaxEventSize+64, func(ev Event, dispatch bool) bool {
+		if ev.Retry >= 0 {
 			st.Retry = ev.Retry
 		}
 		if ev.ID != "" {
 			st.LastID = ev.ID
 		}
-		if len(ev.Data) == 0 {
-			return
+		if !dispatch {
+			return true
 		}
 		st.Events++
 		if !handle(ev) {
 			stopped = true
-			cancel(errStopped)
+			return false
 		}
+		return true
 	})
-	if watchdog != nil {
-		watchdog.Stop()
-	}
 	cause := context.Cause(connCtx)
 	switch {
 	case stopped:

@@ -14,10 +14,7 @@ require (
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
-	github.com/r3labs/sse/v2 v2.10.0 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
-	golang.org/x/net v0.0.0-20191116160921-f9c825593386 // indirect
-	gopkg.in/cenkalti/backoff.v1 v1.1.0 // indirect
 )
 
 replace github.com/hitlkit/hitlkit => ../../..
