@@ -380,14 +380,8 @@ func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.credential != nil {
-		v, err := c.credential(ctx)
-		if err != nil {
-			return nil, nil, fmt.Errorf("a2a: credentials: %w", err)
-		}
-		if v != "" {
-			req.Header.Set("Authorization", v)
-		}
+	if err := c.credential.Apply(ctx, req); err != nil {
+		return nil, nil, fmt.Errorf("a2a: credentials: %w", err)
 	}
 	if c.authorize != nil {
 		if err := c.authorize(ctx, req); err != nil {

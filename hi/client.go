@@ -138,15 +138,11 @@ func WithLogger(l *slog.Logger) Option {
 
 // authorize adds the credential to a request for the endpoint's own origin.
 func (c *Client) authorize(ctx context.Context, req *http.Request) error {
-	if c.credential == nil || httpx.Origin(req.URL) != httpx.Origin(c.base) {
+	if httpx.Origin(req.URL) != httpx.Origin(c.base) {
 		return nil
 	}
-	v, err := c.credential(ctx)
-	if err != nil {
+	if err := c.credential.Apply(ctx, req); err != nil {
 		return fmt.Errorf("credentials: %w", err)
-	}
-	if v != "" {
-		req.Header.Set("Authorization", v)
 	}
 	return nil
 }

@@ -727,16 +727,7 @@ func (c *Client) authorizer(it *Interrupt, target string, auth func(context.Cont
 	if auth == nil || !c.mayReceiveCredentials(it, target) {
 		return nil
 	}
-	return func(ctx context.Context, req *http.Request) error {
-		v, err := auth(ctx)
-		if err != nil {
-			return err
-		}
-		if v != "" {
-			req.Header.Set("Authorization", v)
-		}
-		return nil
-	}
+	return transport.Credential(auth).Apply
 }
 
 func (c *Client) mayReceiveCredentials(it *Interrupt, target string) bool {

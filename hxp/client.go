@@ -384,15 +384,11 @@ func (c *Client) authorize(ctx context.Context, req *http.Request, as who) error
 	if as == asHuman {
 		cred = c.human
 	}
-	if cred == nil || !c.sameOrigin(req.URL) {
+	if !c.sameOrigin(req.URL) {
 		return nil
 	}
-	v, err := cred(ctx)
-	if err != nil {
+	if err := cred.Apply(ctx, req); err != nil {
 		return fmt.Errorf("credentials: %w", err)
-	}
-	if v != "" {
-		req.Header.Set("Authorization", v)
 	}
 	return nil
 }

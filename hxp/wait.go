@@ -272,13 +272,10 @@ type wsMessage struct {
 // agent's key when the URL is on the server's origin.
 func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 	header := http.Header{}
-	if c.agent != nil && c.sameOrigin(mustParse(wsURL)) {
-		v, err := c.agent(ctx)
-		if err != nil {
+	if c.sameOrigin(mustParse(wsURL)) {
+		hreq := &http.Request{Header: header}
+		if err := c.agent.Apply(ctx, hreq); err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
-		}
-		if v != "" {
-			header.Set("Authorization", v)
 		}
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.timeout)
