@@ -199,11 +199,10 @@ func (a *authorizing) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // framed passes on only whole events: bytes after the last blank line are held until the
-// event they belong to is complete, and dropped if the stream ends first. The library would
-// otherwise hand a half-received event to the handler, and take a half-received id as the
-// one to resume from. framed also feeds the idle watchdog and bounds an event's size, and
-// reports why a cancelled connection ended instead of the bare context.Canceled the library
-// would turn into a clean end of stream.
+// event they belong to is complete, and dropped if the stream ends first, so that a
+// half-received event is never handled and a half-received id never becomes the one to
+// resume from. framed also feeds the idle watchdog, bounds an event's size, and reports why a
+// cancelled connection ended instead of a bare context.Canceled.
 type framed struct {
 	body     io.ReadCloser
 	ctx      context.Context
@@ -246,7 +245,7 @@ func (f *framed) Read(p []byte) (int, error) {
 			if cause := context.Cause(f.ctx); cause != nil {
 				err = cause
 			} else if errors.Is(err, context.Canceled) {
-				// The library reads a bare Canceled as a clean end of stream.
+				// A bare Canceled is not a clean end of stream.
 				err = io.ErrUnexpectedEOF
 			}
 			f.err = err
