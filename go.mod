@@ -8,8 +8,12 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/sosodev/duration v1.4.0
+	go.etcd.io/bbolt v1.4.3
 	go.uber.org/goleak v1.3.0
 	golang.org/x/text v0.41.0
 )
 
-require github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+require (
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	golang.org/x/sys v0.29.0 // indirect
+)

@@ -41,6 +41,8 @@ type Client struct {
 	autoDiscover   bool
 	requestTimeout time.Duration // 0: transport.DefaultRequestTimeout
 	pollInterval   time.Duration // 0: transport.DefaultInterval
+	store          Store
+	waiters        []Waiter
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -362,6 +364,9 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 	if err := forward(ctx, it); err != nil {
 		return out, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
 	}
+	if err := c.keep(ctx, it); err != nil {
+		return out, err
+	}
 	auth := c.authorization
 	if auth == nil {
 		if h := req.Header.Get("Authorization"); h != "" {
@@ -369,6 +374,9 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 		}
 	}
 	out.Result, err = c.wait(ctx, it, o.Wait, auth, forward)
+	if err == nil {
+		c.forget(ctx, it)
+	}
 	return out, err
 }
 
@@ -431,6 +439,10 @@ type WaitOptions struct {
 	// and on each review.reminder event, the forwarder is called again with the same
 	// interrupt (its Reminder counting up) while the case is pending or opened.
 	NoReminders bool
+	// Waiter, when set, replaces the built-in ways of waiting for this wait: its Result is
+	// returned as it is (a workflow engine that owns the wait, say). Nil: the client's own
+	// composition — polling, the event stream, callbacks and any WithWaiter.
+	Waiter Waiter
 }
 
 // Wait waits for the case to reach a terminal state and returns the Result: completed (a
@@ -459,10 +471,23 @@ type WaitOptions struct {
 // every goroutine it started has ended, and may be called concurrently for any number of
 // interrupts.
 func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Result, error) {
-	return c.wait(ctx, it, o, c.authorization, c.forward)
+	if it == nil {
+		return nil, errors.New("hitl: Wait needs an interrupt")
+	}
+	if err := c.keep(ctx, it); err != nil {
+		return nil, err
+	}
+	r, err := c.wait(ctx, it, o, c.authorization, c.forward)
+	if err == nil {
+		c.forget(ctx, it)
+	}
+	return r, err
 }
 
 func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
+	if o != nil && o.Waiter != nil && it != nil {
+		return o.Waiter.Wait(ctx, it)
+	}
 	if it != nil && it.Task != nil {
 		return c.waitA2A(ctx, it, o, auth, forward)
 	}
@@ -564,6 +589,18 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 			mu.Unlock()
 			stop(errSettled)
 		}
+	}
+	for _, w := range c.waiters {
+		wg.Go(func() {
+			r, err := w.Wait(ctx, it)
+			switch {
+			case r != nil && err == nil:
+				kick() // a poll confirms it
+			case err != nil && ctx.Err() == nil:
+				c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: a waiter failed; the others carry on",
+					slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+			}
+		})
 	}
 	if c.callbacks != nil && !o.PollOnly {
 		defer c.callbacks.watch(cs.CaseID, func() {

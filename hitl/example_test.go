@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
@@ -204,4 +205,39 @@ func ExampleForm_Check() {
 	// Output:
 	// 2-step form: Personal → Pay
 	// hitl: invalid result data: name: required; salary: above the maximum 200000
+}
+
+// A custom way of learning the outcome — here a chat button the human pressed — wakes the
+// wait; a poll of the service confirms what it says before the wait returns it.
+func ExampleWithWaiter() {
+	svc := hitltest.Start(hitltest.WithoutEvents(), hitltest.WithRetryAfter(time.Minute))
+	defer svc.Close()
+	pressed := make(chan string, 1)
+	go func() { // the human presses "approve" in the chat; the bot records it with the service
+		id := svc.NextCase(nil)
+		_ = svc.Respond(id, "approve", nil, nil)
+		pressed <- "approve"
+	}()
+	button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+		select {
+		case action := <-pressed:
+			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: action}, nil
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	})
+	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(),
+		hitl.WithWaiter(button), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+	if err != nil {
+		panic(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
+	resp, err := client.Do(context.Background(), req, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer resp.Body.Close()
+	fmt.Println(resp.Result.Status, resp.Result.Action)
+	// Output:
+	// completed approve
 }

@@ -1,0 +1,263 @@
+package hitl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/kv"
+)
+
+// StoreKey identifies an open interrupt: the origin of the service and the case or task id,
+// so that two services using the same case id never collide.
+type StoreKey struct {
+	Origin string
+	ID     string
+}
+
+// Key returns the interrupt's StoreKey.
+func (it *Interrupt) Key() StoreKey { return StoreKey{Origin: it.Origin, ID: it.ID()} }
+
+func (k StoreKey) bytes() []byte { return []byte(k.Origin + "\n" + k.ID) }
+
+// Store keeps the interrupts a process is waiting on, so that a process that restarts (or
+// another replica) can wait on them again: see [WithStore] and [Client.Resume]. An
+// interrupt's JSON holds its review URL, which carries the review token, and A2A pauses: keep
+// a store where you would keep a credential. Implementations must be safe for concurrent use.
+type Store interface {
+	// Put saves it, replacing what is saved under its key.
+	Put(ctx context.Context, it *Interrupt) error
+	// Delete removes the interrupt saved under key; a key that is not there is no error.
+	Delete(ctx context.Context, key StoreKey) error
+	// List returns every saved interrupt.
+	List(ctx context.Context) ([]*Interrupt, error)
+}
+
+// MemoryStore is a Store in memory: it outlives a wait, not the process. The zero value is
+// ready to use and safe for concurrent use.
+type MemoryStore struct {
+	mu sync.Mutex
+	m  map[StoreKey][]byte
+}
+
+// Put implements Store.
+func (s *MemoryStore) Put(_ context.Context, it *Interrupt) error {
+	b, err := json.Marshal(it)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[StoreKey][]byte)
+	}
+	s.m[it.Key()] = b
+	return nil
+}
+
+// Delete implements Store.
+func (s *MemoryStore) Delete(_ context.Context, key StoreKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+	return nil
+}
+
+// List implements Store; the interrupts are in key order.
+func (s *MemoryStore) List(_ context.Context) ([]*Interrupt, error) {
+	s.mu.Lock()
+	keys := make([]StoreKey, 0, len(s.m))
+	for k := range s.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return string(keys[i].bytes()) < string(keys[j].bytes()) })
+	raw := make([][]byte, len(keys))
+	for i, k := range keys {
+		raw[i] = s.m[k]
+	}
+	s.mu.Unlock()
+	return decodeAll(raw)
+}
+
+func decodeAll(raw [][]byte) ([]*Interrupt, error) {
+	out := make([]*Interrupt, 0, len(raw))
+	for _, b := range raw {
+		var it Interrupt
+		if err := json.Unmarshal(b, &it); err != nil {
+			return nil, fmt.Errorf("hitl: stored interrupt: %w", err)
+		}
+		out = append(out, &it)
+	}
+	return out, nil
+}
+
+// FileStore is a Store in one file (bbolt: a single-file, pure-Go B+tree that commits each
+// write to disk before it returns), created readable by its owner only. One process holds
+// the file at a time; a second waits for its lock (see OpenFileStore). Safe for concurrent
+// use; Close it when done.
+type FileStore struct{ db *kv.DB }
+
+// ErrStoreLocked: another process holds the store's file.
+var ErrStoreLocked = errors.New("hitl: the store file is held by another process")
+
+// OpenFileStore opens the store in the file at path, creating it (mode 0600) if needed. It
+// waits up to 5 s for another process to release the file, then fails with ErrStoreLocked.
+func OpenFileStore(path string) (*FileStore, error) {
+	db, err := kv.Open(path, 5*time.Second)
+	if err != nil {
+		if kv.Locked(err) {
+			return nil, ErrStoreLocked
+		}
+		return nil, fmt.Errorf("hitl: open store: %w", err)
+	}
+	return &FileStore{db: db}, nil
+}
+
+// Put implements Store; it returns once the write is on disk.
+func (s *FileStore) Put(_ context.Context, it *Interrupt) error {
+	b, err := json.Marshal(it)
+	if err != nil {
+		return err
+	}
+	return s.db.Put(it.Key().bytes(), b)
+}
+
+// Delete implements Store.
+func (s *FileStore) Delete(_ context.Context, key StoreKey) error { return s.db.Delete(key.bytes()) }
+
+// List implements Store; the interrupts are in key order.
+func (s *FileStore) List(_ context.Context) ([]*Interrupt, error) {
+	var raw [][]byte
+	if err := s.db.Each(func(v []byte) error { raw = append(raw, v); return nil }); err != nil {
+		return nil, err
+	}
+	return decodeAll(raw)
+}
+
+// Close closes the file.
+func (s *FileStore) Close() error { return s.db.Close() }
+
+// WithStore makes the client keep every interrupt it waits on in s: [Client.Do] and
+// [Client.Wait] put it before waiting and delete it once they return a Result (an error
+// leaves it, since the outcome is still unknown). After a restart, [Client.Resume] waits on
+// what is left.
+func WithStore(s Store) Option {
+	return func(c *Client) error {
+		if s == nil {
+			return errors.New("WithStore: nil store")
+		}
+		c.store = s
+		return nil
+	}
+}
+
+// keep puts it in the client's store, when there is one.
+func (c *Client) keep(ctx context.Context, it *Interrupt) error {
+	if c.store == nil {
+		return nil
+	}
+	if err := c.store.Put(ctx, it); err != nil {
+		return fmt.Errorf("hitl: store case %s: %w", it.ID(), err)
+	}
+	return nil
+}
+
+// forget deletes it from the client's store; a failure is logged: the Result is the caller's
+// either way, and a later Resume would find the case ended.
+func (c *Client) forget(ctx context.Context, it *Interrupt) {
+	if c.store == nil {
+		return
+	}
+	if err := c.store.Delete(context.WithoutCancel(ctx), it.Key()); err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: store delete failed", slog.String("case_id", it.ID()), slog.String("err", err.Error()))
+	}
+}
+
+// ResumeHandler receives the Result of one resumed interrupt. Returning nil lets the client
+// delete the interrupt from its store; an error keeps it there for the next Resume.
+type ResumeHandler func(ctx context.Context, it *Interrupt, r *Result) error
+
+// Resume waits, at once and concurrently, on every interrupt left in the client's store — the
+// waits a previous process did not finish — and calls handle with each Result, from the
+// goroutine of that wait, so calls may overlap. An interrupt is deleted only after handle
+// returned nil for it: a crash between the two delivers that Result again on the next
+// Resume (at least once, never lost). o tunes every wait (WaitOptions.Ask answers A2A
+// questions).
+//
+// Resume returns when every wait has ended: nil when each Result was handled, otherwise the
+// waits' and handler's errors joined (their interrupts stay in the store). It returns
+// ErrNoStore without a store. Cancelling ctx ends the waits; their interrupts stay.
+func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOptions) error {
+	if c.store == nil {
+		return ErrNoStore
+	}
+	if handle == nil {
+		return errors.New("hitl: Resume needs a handler")
+	}
+	open, err := c.store.List(ctx)
+	if err != nil {
+		return fmt.Errorf("hitl: resume: %w", err)
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
+	for _, it := range open {
+		wg.Go(func() {
+			r, err := c.wait(ctx, it, o, c.authorization, c.forward)
+			if err != nil {
+				fail(err)
+				return
+			}
+			if err := handle(ctx, it, r); err != nil {
+				fail(fmt.Errorf("hitl: resume: handler for case %s: %w", it.ID(), err))
+				return
+			}
+			c.forget(ctx, it)
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// ErrNoStore: Resume was called on a client without WithStore.
+var ErrNoStore = errors.New("hitl: the client has no store")
+
+// Waiter is one way of learning a case's outcome: a chat button, a queue consumer, a
+// workflow engine's signal. Wait blocks until it learns the outcome of it, or ctx ends
+// (returning context.Cause(ctx)). Implementations must be safe for concurrent use.
+type Waiter interface {
+	Wait(ctx context.Context, it *Interrupt) (*Result, error)
+}
+
+// WaiterFunc adapts a function to a Waiter.
+type WaiterFunc func(ctx context.Context, it *Interrupt) (*Result, error)
+
+// Wait implements Waiter.
+func (f WaiterFunc) Wait(ctx context.Context, it *Interrupt) (*Result, error) { return f(ctx, it) }
+
+// WithWaiter adds w to the ways the client learns a HITL case's outcome, beside polling, the
+// event stream and callbacks: when w returns a Result, the wait polls the service at once to
+// confirm it — the poll URL stays the source of truth — and the first confirmed outcome ends
+// the wait; every other way, w included, is stopped. An error from w is logged and the other
+// ways carry on. To replace the built-in ways instead, see [WaitOptions].Waiter.
+func WithWaiter(w Waiter) Option {
+	return func(c *Client) error {
+		if w == nil {
+			return errors.New("WithWaiter: nil waiter")
+		}
+		c.waiters = append(c.waiters, w)
+		return nil
+	}
+}

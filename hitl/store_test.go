@@ -1,0 +1,185 @@
+package hitl_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
+)
+
+// TestStoreOutlivesTheProcess: against a file store and a memory one, an agent's waits are
+// cut off (the process stops) with two cases open; the humans answer while it is down; a new
+// client on the same store resumes both and delivers each Result once — a Result is deleted
+// only after the handler returned nil, so a failing handler gets it again next time.
+func TestStoreOutlivesTheProcess(t *testing.T) {
+	file := func(t *testing.T) hitl.Store {
+		s, err := hitl.OpenFileStore(filepath.Join(t.TempDir(), "open.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	}
+	memory := func(*testing.T) hitl.Store { return &hitl.MemoryStore{} }
+	for name, newStore := range map[string]func(*testing.T) hitl.Store{"file": file, "memory": memory} {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store := newStore(t)
+				svc := hitltest.NewMemoryServer(t)
+				client := func() *hitl.Client {
+					c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithStore(store),
+						hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					return c
+				}
+				first := client()
+				ctx, stop := context.WithCancel(t.Context())
+				for range 2 {
+					go func() {
+						req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", nil)
+						if resp, err := first.Do(ctx, req, nil); err == nil || resp == nil {
+							t.Errorf("Do returned %v before the stop", err)
+						}
+					}()
+				}
+				ids := []string{svc.NextCase(nil), svc.NextCase(nil)}
+				<-time.After(time.Minute)
+				stop() // the process stops mid-wait
+				synctest.Wait()
+				open, err := store.List(t.Context())
+				if err != nil || len(open) != 2 {
+					t.Fatalf("store holds %d interrupts, %v; want the two open ones", len(open), err)
+				}
+				_ = svc.Respond(ids[0], "approve", nil, nil)
+				_ = svc.Respond(ids[1], "reject", nil, nil)
+
+				second := client()
+				var calls atomic.Int32
+				failing := errors.New("downstream unavailable")
+				err = second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+					calls.Add(1)
+					if r.Action == "reject" {
+						return failing // kept for the next Resume
+					}
+					return nil
+				}, nil)
+				if !errors.Is(err, failing) || calls.Load() != 2 {
+					t.Fatalf("Resume = %v after %d calls", err, calls.Load())
+				}
+				left, _ := store.List(t.Context())
+				if len(left) != 1 || left[0].ID() != ids[1] {
+					t.Fatalf("store holds %v, want the case whose handler failed", left)
+				}
+				calls.Store(0)
+				if err := second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+					calls.Add(1)
+					if r.Action != "reject" {
+						t.Errorf("resumed %s with %s", it.ID(), r.Action)
+					}
+					return nil
+				}, nil); err != nil || calls.Load() != 1 {
+					t.Fatalf("second Resume = %v after %d calls", err, calls.Load())
+				}
+				if left, _ := store.List(t.Context()); len(left) != 0 {
+					t.Errorf("store still holds %d", len(left))
+				}
+			})
+		})
+	}
+	c, _ := hitl.NewClient()
+	if err := c.Resume(t.Context(), func(context.Context, *hitl.Interrupt, *hitl.Result) error { return nil }, nil); !errors.Is(err, hitl.ErrNoStore) {
+		t.Errorf("Resume without a store = %v", err)
+	}
+}
+
+// TestFileStoreLocked: a second process opening a store file another holds gets
+// ErrStoreLocked, not a shared, corrupting write.
+func TestFileStoreLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "open.db")
+	s, err := hitl.OpenFileStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if testing.Short() {
+		t.Skip("waits 5 s for the lock")
+	}
+	if _, err := hitl.OpenFileStore(path); !errors.Is(err, hitl.ErrStoreLocked) {
+		t.Errorf("second open = %v, want ErrStoreLocked", err)
+	}
+}
+
+// TestWaiters: a waiter added with WithWaiter wakes the wait, and a poll confirms its outcome
+// (one that the service does not confirm does not end the wait); WaitOptions.Waiter replaces
+// the built-in ways, its Result returned as is.
+func TestWaiters(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		saysAt  time.Duration // when the waiter reports the decision
+		decided time.Duration // when the service records it
+		endAt   time.Duration
+		polls   int32
+	}{
+		{"confirmed at once", 10 * time.Second, 5 * time.Second, 10 * time.Second, 1},
+		{"too early: the poll says pending", 2 * time.Second, 5 * time.Second, 32 * time.Second, 2}, // the next poll: 30 s after that one
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				svc := &service{decideAt: time.Now().Add(tt.decided)}
+				button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+					select {
+					case <-time.After(tt.saysAt):
+						return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
+					case <-ctx.Done():
+						return nil, context.Cause(ctx)
+					}
+				})
+				c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithWaiter(button))
+				if err != nil {
+					t.Fatal(err)
+				}
+				it := interrupt("review_c1", time.Hour)
+				it.PollAfter = time.Now().Add(30 * time.Second)
+				began := time.Now()
+				r, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true})
+				if err != nil || r.Action != "approve" {
+					t.Fatalf("Wait = %v, %v", r, err)
+				}
+				if d := time.Since(began); d != tt.endAt {
+					t.Errorf("ended after %v, want %v", d, tt.endAt)
+				}
+				if n := svc.polls.Load(); n != tt.polls {
+					t.Errorf("%d polls, want %d", n, tt.polls)
+				}
+			})
+		})
+	}
+	t.Run("replaced", func(t *testing.T) {
+		c, _ := hitl.NewClient(hitl.WithHTTPClient(failingClient(t)))
+		own := hitl.WaiterFunc(func(_ context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
+		})
+		r, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Waiter: own})
+		if err != nil || r.Action != "approve" {
+			t.Fatalf("Wait = %v, %v", r, err)
+		}
+	})
+}
+
+func failingClient(t *testing.T) *http.Client {
+	return &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		t.Errorf("unexpected request %s %s", r.Method, r.URL)
+		return nil, errors.New("no request expected")
+	})}
+}
