@@ -57,4 +57,6 @@ func (d *DB) Close() error { return d.db.Close() }
 var ErrLocked = errors.New("store file is locked by another process")
 
 // Locked reports whether err is the timeout of waiting for another process's lock.
-func Locked(err error) bool { return errors.Is(err, bolt.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded) }
+func Locked(err error) bool {
+	return errors.Is(err, bolt.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded)
+}
