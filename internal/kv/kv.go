@@ -53,9 +53,6 @@ func (d *DB) Each(f func(value []byte) error) error {
 // Close closes the file.
 func (d *DB) Close() error { return d.db.Close() }
 
-// ErrLocked reports a file another process holds open.
-var ErrLocked = errors.New("store file is locked by another process")
-
 // Locked reports whether err is the timeout of waiting for another process's lock.
 func Locked(err error) bool {
 	return errors.Is(err, bolt.ErrTimeout) || errors.Is(err, os.ErrDeadlineExceeded)
