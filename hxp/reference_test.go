@@ -56,6 +56,11 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 		if err != nil || res.Status != transport.StatusCancelled {
 			t.Fatalf("Wait = %v, %v; want cancelled", res, err)
 		}
+		// The server counts a socket once its handler has it, which may be just after the
+		// client's handshake returned.
+		for i := 0; i < 200 && s.WebSockets() == 0; i++ {
+			<-time.After(10 * time.Millisecond)
+		}
 		if s.WebSockets() != 1 {
 			t.Errorf("%d WebSockets, want the silent one", s.WebSockets())
 		}
