@@ -3,8 +3,10 @@ package hitl_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -182,4 +184,41 @@ func failingClient(t *testing.T) *http.Client {
 		t.Errorf("unexpected request %s %s", r.Method, r.URL)
 		return nil, errors.New("no request expected")
 	})}
+}
+
+// BenchmarkStorePut measures keeping one open interrupt (a HITL case with its form) in each
+// store: the time of a Put, committed to disk for the file store, and the file's bytes per
+// interrupt kept.
+func BenchmarkStorePut(b *testing.B) {
+	it := interrupt("review_c1", time.Hour)
+	for _, name := range []string{"memory", "file"} {
+		b.Run(name, func(b *testing.B) {
+			var store hitl.Store = &hitl.MemoryStore{}
+			path := filepath.Join(b.TempDir(), "open.db")
+			if name == "file" {
+				fs, err := hitl.OpenFileStore(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer fs.Close()
+				store = fs
+			}
+			n := 0
+			for b.Loop() {
+				cp := *it
+				cs := *it.Case
+				cs.CaseID = fmt.Sprintf("review_%d", n)
+				cp.Case = &cs
+				if err := store.Put(context.Background(), &cp); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if name == "file" {
+				if st, err := os.Stat(path); err == nil && n > 0 {
+					b.ReportMetric(float64(st.Size())/float64(n), "file-bytes/interrupt")
+				}
+			}
+		})
+	}
 }
