@@ -1,0 +1,173 @@
+package temporal_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+	"go.uber.org/goleak"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	ht "github.com/hitlkit/hitlkit/hitl/temporal"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// env returns a test workflow environment (virtual time) with the workflow registered and the
+// activities' names known, and the interrupt of a case that expires in 7 days.
+func env(t *testing.T) (*testsuite.TestWorkflowEnvironment, hitl.Interrupt) {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	e := s.NewTestWorkflowEnvironment()
+	a := &ht.Activities{}
+	e.RegisterWorkflowWithOptions(ht.Workflow, workflow.RegisterOptions{Name: ht.WorkflowName})
+	e.RegisterActivityWithOptions(a.Watch, activity.RegisterOptions{Name: ht.ActivityWatch})
+	e.RegisterActivityWithOptions(a.Remind, activity.RegisterOptions{Name: ht.ActivityRemind})
+	now := e.Now()
+	it := hitl.Interrupt{Kind: hitl.KindHITL, Origin: "https://svc.example:443", Case: &hitl.Case{
+		SpecVersion: "0.8", CaseID: "review_c1", Type: hitl.TypeApproval, Prompt: "Deploy?", DefaultAction: "reject",
+		PollURL: "https://svc.example/reviews/review_c1/status", CreatedAt: now, ExpiresAt: now.Add(7 * 24 * time.Hour),
+		ReminderAt: []time.Time{now.Add(24 * time.Hour), now.Add(8 * 24 * time.Hour)}}}
+	return e, it
+}
+
+var approved = &hitl.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "approve"}
+
+// TestDecisionAfterTwoDays: the human decides after 48 hours of a 7-day case; the workflow
+// returns it (in virtual time, well under a second), having sent the one reminder due before.
+func TestDecisionAfterTwoDays(t *testing.T) {
+	e, it := env(t)
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(48*time.Hour).Return(approved, nil).Once()
+	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, 1).Return(nil).Once()
+	began := time.Now()
+	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
+	if !e.IsWorkflowCompleted() || e.GetWorkflowError() != nil {
+		t.Fatalf("workflow: completed %v, %v", e.IsWorkflowCompleted(), e.GetWorkflowError())
+	}
+	var r hitl.Result
+	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
+		t.Fatalf("result %+v, %v", r, err)
+	}
+	e.AssertExpectations(t)
+	t.Logf("48 virtual hours in %v", time.Since(began))
+}
+
+// TestExpiryIsNeverAnApproval: nobody decides within the 7 days: the workflow's own timer
+// ends the wait with the default action applied, not an approval.
+func TestExpiryIsNeverAnApproval(t *testing.T) {
+	e, it := env(t)
+	it.Case.DefaultAction = "approve" // even a default of approve is an expiry
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(30*24*time.Hour).Return(approved, nil).Maybe()
+	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
+	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
+	var r hitl.Result
+	if err := e.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != transport.StatusExpired || !r.DefaultApplied || r.Action != "" || r.DecidedByHuman() || r.DefaultAction != "approve" {
+		t.Errorf("result %+v", r)
+	}
+}
+
+// TestNotifications: an Update about another case is rejected by the validator; one about
+// this case restarts the watcher (which asks the service at once); the same delivery sent by
+// two replicas counts once.
+func TestNotifications(t *testing.T) {
+	e, it := env(t)
+	late := &hitl.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "reject"}
+	// The first watcher would answer after five days; the notification cancels it and a new
+	// watcher asks the service at once.
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(5*24*time.Hour).Return(late, nil).Once()
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).Return(approved, nil).Once()
+	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
+	var rejected, accepted int
+	update := func(caseID, delivery string) {
+		e.UpdateWorkflow(ht.UpdateNotify, delivery, &testsuite.TestUpdateCallback{
+			OnReject:   func(err error) { rejected++ },
+			OnAccept:   func() { accepted++ },
+			OnComplete: func(any, error) {},
+		}, ht.Notification{CaseID: caseID, DeliveryID: delivery})
+	}
+	e.RegisterDelayedCallback(func() { update("review_other", "d0") }, time.Hour)
+	e.RegisterDelayedCallback(func() { update("review_c1", "d1"); update("review_c1", "d1") }, 2*time.Hour)
+	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
+	var r hitl.Result
+	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" {
+		t.Fatalf("result %+v, %v", r, err)
+	}
+	if rejected != 1 || accepted < 1 {
+		t.Errorf("%d rejected, %d accepted; want 1 and at least 1", rejected, accepted)
+	}
+	e.AssertExpectations(t) // two watchers: the duplicate delivery did not start a third
+}
+
+// TestWorkerDiesMidWait: the watcher's worker dies (its attempt fails) after a day; the
+// activity is retried, and the decision is returned once.
+func TestWorkerDiesMidWait(t *testing.T) {
+	e, it := env(t)
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(24*time.Hour).Return(nil, errors.New("worker lost")).Once()
+	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(24*time.Hour).Return(approved, nil).Once()
+	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
+	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
+	var r hitl.Result
+	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" {
+		t.Fatalf("result %+v, %v", r, err)
+	}
+	e.AssertExpectations(t)
+}
+
+// TestWatchActivity: the watcher activity runs hitl's own wait against a service (the fake)
+// and returns the human's decision; past the case's expiry it returns the expiry with the
+// default applied.
+func TestWatchActivity(t *testing.T) {
+	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
+	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(t.Context(), newCall(t, svc.URL+"/actions/approval"), &hitl.CallOptions{DetectOnly: true})
+	if err != nil || resp.Interrupt == nil {
+		t.Fatalf("Do = %v, %v", resp, err)
+	}
+	_ = resp.Body.Close()
+	if err := svc.Respond(resp.Interrupt.ID(), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	ae := s.NewTestActivityEnvironment()
+	a := &ht.Activities{Client: c}
+	ae.RegisterActivityWithOptions(a.Watch, activity.RegisterOptions{Name: ht.ActivityWatch})
+	v, err := ae.ExecuteActivity(ht.ActivityWatch, *resp.Interrupt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r hitl.Result
+	if err := v.Get(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
+		t.Fatalf("Watch = %+v, %v", r, err)
+	}
+}
+
+func newCall(t *testing.T, url string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// TestMain checks for leaked goroutines. The test environment leaves behind the goroutines of
+// mocked activities whose .After delay had not run out when their workflow ended (the first
+// watcher of TestNotifications, cancelled after two hours of its five days); those two
+// functions of the SDK's test environment are ignored, nothing else.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m,
+		goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*testWorkflowEnvironmentImpl).ExecuteActivity.func2"),
+		goleak.IgnoreTopFunction("go.temporal.io/sdk/internal.(*testWorkflowEnvironmentImpl).runBeforeMockCallReturns"))
+}
