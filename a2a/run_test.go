@@ -238,27 +238,29 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 		{"rate limited", a2atest.Fault429, 1},
 	}
 	for _, tt := range tests {
-		for _, b := range []a2a.Binding{a2a.JSONRPC03, a2a.REST10} {
-			t.Run(tt.name+" "+string(b), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2))
-					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
-					p := start(t, c, agent.Endpoint(b), nil)
-					agent.FailNext(tt.fault, tt.n)
-					asked := 0
-					r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) {
-						asked++
-						return a2a.HectorDecision(true), nil
-					}, nil)
-					if err != nil || r.Status != transport.StatusCompleted {
-						t.Fatalf("Run = %v, %v", r, err)
-					}
-					st, _ := agent.Task(p.TaskID)
-					if diff := cmp.Diff([]string{"approve", "approve"}, st.Answers); diff != "" || asked != 2 {
-						t.Errorf("agent read (-want +got):\n%s; asked %d", diff, asked)
-					}
+		for _, profile := range a2atest.Profiles() {
+			for _, b := range []a2a.Binding{a2a.JSONRPC03, a2a.REST10} {
+				t.Run(tt.name+" "+profile.String()+" "+string(b), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2), a2atest.WithProfile(profile))
+						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+						p := start(t, c, agent.Endpoint(b), nil)
+						agent.FailNext(tt.fault, tt.n)
+						asked := 0
+						r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+							asked++
+							return a2a.HectorDecision(true), nil
+						}, nil)
+						if err != nil || r.Status != transport.StatusCompleted {
+							t.Fatalf("Run = %v, %v", r, err)
+						}
+						st, _ := agent.Task(p.TaskID)
+						if diff := cmp.Diff([]string{"approve", "approve"}, st.Answers); diff != "" || asked != 2 {
+							t.Errorf("agent read (-want +got):\n%s; asked %d", diff, asked)
+						}
+					})
 				})
-			})
+			}
 		}
 	}
 	t.Run("agent's own refusal is not retried", func(t *testing.T) {
@@ -297,26 +299,28 @@ func TestWaitRidesOutFaults(t *testing.T) {
 		{"agent internal error", a2atest.FaultInternal},
 	}
 	for _, f := range faults {
-		for _, b := range bindings {
-			t.Run(f.name+" "+string(b), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst())
-					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
-					p := start(t, c, agent.Endpoint(b), nil)
-					agent.FailNext(f.fault, 4)
-					go func() {
-						<-time.After(time.Minute)
-						_ = agent.Authorize(p.TaskID)
-					}()
-					r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }, nil)
-					if err != nil || r.Status != transport.StatusCompleted {
-						t.Fatalf("Run = %v, %v", r, err)
-					}
-					if st, _ := agent.Task(p.TaskID); len(st.Answers) != 1 {
-						t.Errorf("agent read %v", st.Answers)
-					}
+		for _, profile := range a2atest.Profiles() {
+			for _, b := range bindings {
+				t.Run(f.name+" "+profile.String()+" "+string(b), func(t *testing.T) {
+					synctest.Test(t, func(t *testing.T) {
+						agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithProfile(profile))
+						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+						p := start(t, c, agent.Endpoint(b), nil)
+						agent.FailNext(f.fault, 4)
+						go func() {
+							<-time.After(time.Minute)
+							_ = agent.Authorize(p.TaskID)
+						}()
+						r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }, nil)
+						if err != nil || r.Status != transport.StatusCompleted {
+							t.Fatalf("Run = %v, %v", r, err)
+						}
+						if st, _ := agent.Task(p.TaskID); len(st.Answers) != 1 {
+							t.Errorf("agent read %v", st.Answers)
+						}
+					})
 				})
-			})
+			}
 		}
 	}
 }
