@@ -51,6 +51,7 @@ type Callbacks struct {
 type lastCallback struct {
 	event string
 	body  []byte
+	at    time.Time
 }
 
 // CallbacksOptions tunes [NewCallbacks]. A nil *CallbacksOptions or a zero field means the
@@ -121,12 +122,28 @@ func (cb *Callbacks) parse(body []byte) (string, string, error) {
 	}
 	switch event {
 	case eventCompleted, eventExpired, eventCancelled:
+		now := time.Now()
+		keep, limit := cb.box.Keep, cb.box.MaxKept
+		if keep <= 0 {
+			keep = transport.DefaultKeep
+		}
+		if limit <= 0 {
+			limit = transport.DefaultMaxKept
+		}
 		cb.mu.Lock()
 		if cb.last == nil {
 			cb.last = make(map[string]lastCallback)
 		}
-		if len(cb.last) < max(cb.box.MaxKept, transport.DefaultMaxKept) {
-			cb.last[caseID] = lastCallback{event: event, body: append([]byte(nil), body...)}
+		if len(cb.last) >= limit {
+			// Full: drop what is older than the mailbox keeps a callback for a wait.
+			for k, l := range cb.last {
+				if now.Sub(l.at) >= keep {
+					delete(cb.last, k)
+				}
+			}
+		}
+		if len(cb.last) < limit {
+			cb.last[caseID] = lastCallback{event: event, body: append([]byte(nil), body...), at: now}
 		}
 		cb.mu.Unlock()
 	}
