@@ -1,0 +1,200 @@
+// Package readme type-checks the Go blocks of the repository's README.md, so that the
+// README's code is code that compiles: each module's tests check the blocks that use its
+// packages.
+package readme
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// RootStubs stands in for what a README snippet takes from the reader's own program: a context, a
+// request body, their key, their mux, their functions.
+const RootStubs = `package snippet
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/hitlkit/hitlkit/hi"
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hxp"
+)
+
+var (
+	ctx               context.Context
+	body              io.Reader
+	req               *http.Request
+	hc                *http.Client
+	mux               *http.ServeMux
+	apiKey, agentKey  string
+	secretFromService []byte
+	fwd               hitl.Forwarder
+	hxpClient         *hxp.Client
+	interaction       *hi.Interaction
+	details           json.RawMessage
+)
+
+func apply(...any)                                    {}
+func record(string, *hitl.Result) error { return nil }
+func askMyHuman(context.Context, string) bool { return false }
+`
+
+// RootPackages are the import paths a snippet of the root module may use, by name.
+var RootPackages = map[string]string{
+	"context": "context", "fmt": "fmt", "http": "net/http", "os": "os", "time": "time", "slog": "log/slog",
+	"json": "encoding/json", "errors": "errors",
+	"hitl": "github.com/hitlkit/hitlkit/hitl", "hxp": "github.com/hitlkit/hitlkit/hxp", "a2a": "github.com/hitlkit/hitlkit/a2a",
+	"hi": "github.com/hitlkit/hitlkit/hi", "transport": "github.com/hitlkit/hitlkit/transport",
+	"hitltest": "github.com/hitlkit/hitlkit/hitl/hitltest",
+}
+
+// Nested names the packages of the repository's other modules: a block that uses one is
+// checked by that module's tests.
+var Nested = []string{"hitlmcp.", "mcp.", "temporal."}
+
+// Block is one Go block of the README.
+type Block struct {
+	Line int // of the opening fence in README.md
+	Code string
+}
+
+// GoBlocks returns the ```go blocks of r.
+func GoBlocks(r io.Reader) []Block {
+	var (
+		out  []Block
+		cur  *Block
+		code strings.Builder
+	)
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == "```go":
+			cur = &Block{Line: n}
+			code.Reset()
+		case cur != nil && strings.TrimSpace(line) == "```":
+			cur.Code = code.String()
+			out = append(out, *cur)
+			cur = nil
+		case cur != nil:
+			code.WriteString(line + "\n")
+		}
+	}
+	return out
+}
+
+var qualified = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`)
+
+// source wraps a snippet into a file of package snippet: its statements become the body of
+// a function returning error, with the imports its qualified names need.
+func source(b Block, packages map[string]string) string {
+	used := map[string]bool{}
+	for _, m := range qualified.FindAllStringSubmatch(b.Code, -1) {
+		if _, ok := packages[m[1]]; ok {
+			used[m[1]] = true
+		}
+	}
+	var names []string
+	for n := range used {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var f strings.Builder
+	f.WriteString("package snippet\n\nimport (\n")
+	for _, n := range names {
+		fmt.Fprintf(&f, "\t%s %q\n", n, packages[n])
+	}
+	fmt.Fprintf(&f, ")\n\nfunc _() error {\n//line README.md:%d\n%s\treturn nil\n}\n", b.Line+1, b.Code)
+	return f.String()
+}
+
+// UsesNested reports whether a block uses a package of another module.
+func UsesNested(code string) bool {
+	for _, n := range Nested {
+		if strings.Contains(code, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// exportData maps every package the snippets may import, and their dependencies, to its
+// compiled export data, through the go command.
+func exportData(t testing.TB, packages map[string]string) map[string]string {
+	t.Helper()
+	paths := make([]string, 0, len(packages))
+	for _, p := range packages {
+		paths = append(paths, p)
+	}
+	args := append([]string{"list", "-export", "-deps", "-json=ImportPath,Export"}, paths...)
+	out, err := exec.Command("go", args...).Output()
+	if err != nil {
+		t.Fatalf("go list -export: %v", err)
+	}
+	exports := map[string]string{}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for dec.More() {
+		var p struct{ ImportPath, Export string }
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		exports[p.ImportPath] = p.Export
+	}
+	return exports
+}
+
+// Check type-checks each block against the packages (by the name a block uses them by),
+// with stubs (a file of package snippet) for the reader's own names, and fails t for each
+// block that does not compile, naming its line in the README. "Declared and not used" is
+// allowed: a snippet shows a call, not what the reader does with its result. The export data
+// of the packages comes from the go command, run in the current directory's module.
+func Check(t testing.TB, blocks []Block, stubs string, packages map[string]string) {
+	t.Helper()
+	exports := exportData(t, packages)
+	fset := token.NewFileSet()
+	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		e, ok := exports[path]
+		if !ok || e == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(e)
+	})
+	stubFile, err := parser.ParseFile(fset, "stubs.go", stubs, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		file, err := parser.ParseFile(fset, fmt.Sprintf("snippet_%d.go", b.Line), source(b, packages), parser.ParseComments)
+		if err != nil {
+			t.Errorf("README.md:%d: %v", b.Line, err)
+			continue
+		}
+		var problems []string
+		conf := types.Config{Importer: imp, Error: func(err error) {
+			if te, ok := err.(types.Error); ok && strings.Contains(te.Msg, "declared and not used") {
+				return
+			}
+			problems = append(problems, err.Error())
+		}}
+		_, _ = conf.Check("snippet", fset, []*ast.File{stubFile, file}, nil)
+		for _, p := range problems {
+			t.Errorf("README block at line %d does not compile: %s", b.Line, p)
+		}
+	}
+}
