@@ -289,8 +289,15 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 	}
 	r.Requests, r.Bytes = cnt.requests.Load(), cnt.bytes.Load()
 	cleanup()
-	if !backoff.Pause(ctx, 500*time.Millisecond, nil) {
-		return r, ctx.Err()
+	// The HTTP client's own goroutines for a stream it just reset may take a moment to end
+	// under load; a goroutine of a wait would not end at all. Give them up to 5 s.
+	for range 50 {
+		if !backoff.Pause(ctx, 100*time.Millisecond, nil) {
+			return r, ctx.Err()
+		}
+		if runtime.NumGoroutine() <= before.goroutines {
+			break
+		}
 	}
 	r.Leftover = runtime.NumGoroutine() - before.goroutines
 	return r, nil
