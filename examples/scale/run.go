@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -203,10 +204,11 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	if way == "naive" {
 		counted = &naiveCounter
 	}
+	var closed sync.Once
 	return runWaits(ctx, cfg, r, counted, wait, answer, func() {
 		tr.CloseIdleConnections()
 		person.CloseIdleConnections()
-		closeReceiver() // the callback receiver's connections are the server's, not the waits'
+		closed.Do(closeReceiver) // the callback receiver's connections are the server's, not the waits'
 	})
 }
 
@@ -288,10 +290,11 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 		r.P50, r.P99 = lat[len(lat)/2], lat[len(lat)*99/100]
 	}
 	r.Requests, r.Bytes = cnt.requests.Load(), cnt.bytes.Load()
-	cleanup()
-	// The HTTP client's own goroutines for a stream it just reset may take a moment to end
-	// under load; a goroutine of a wait would not end at all. Give them up to 5 s.
+	// An HTTP/2 connection whose streams were reset is idle only once the server has
+	// acknowledged the resets, so the pool is emptied again until then (up to 5 s); a
+	// goroutine of a wait would not end at all.
 	for range 50 {
+		cleanup()
 		if !backoff.Pause(ctx, 100*time.Millisecond, nil) {
 			return r, ctx.Err()
 		}
@@ -300,6 +303,9 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 		}
 	}
 	r.Leftover = runtime.NumGoroutine() - before.goroutines
+	if r.Leftover > 0 && os.Getenv("SCALE_DUMP") != "" { // to see what is left
+		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
+	}
 	return r, nil
 }
 
