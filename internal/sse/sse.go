@@ -177,27 +177,6 @@ func accept(resp *http.Response) error {
 	return e
 }
 
-// authorizing adds credentials to a clone of each request.
-type authorizing struct {
-	base      http.RoundTripper
-	authorize func(context.Context, *http.Request) error
-}
-
-func (a *authorizing) RoundTrip(req *http.Request) (*http.Response, error) {
-	r := req.Clone(req.Context())
-	if err := a.authorize(req.Context(), r); err != nil {
-		if req.Body != nil {
-			_ = req.Body.Close()
-		}
-		return nil, fmt.Errorf("credentials: %w", err)
-	}
-	base := a.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	return base.RoundTrip(r)
-}
-
 // framed passes on only whole events: bytes after the last blank line are held until the
 // event they belong to is complete, and dropped if the stream ends first, so that a
 // half-received event is never handled and a half-received id never becomes the one to
