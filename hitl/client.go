@@ -454,13 +454,17 @@ type WaitOptions struct {
 // question goes to WaitOptions.Ask, a later hold is forwarded, and a relay's or agent's
 // outcome is the Result.
 //
-// It waits the best way available. It always polls poll_url, paced by the service, as the
-// source of truth. When the case has an events_url it also follows that event stream (§8.5,
-// reconnecting with Last-Event-ID) from the first poll that shows the case waiting, and when the client has [WithCallbacks] it also listens
-// for the case's callback (§9). A terminal event or callback makes it poll at once (never
-// more than once a second) to confirm; whichever way learns the outcome first ends the wait
-// and the others stop. An event stream the service refuses or keeps failing is dropped and
-// polling carries on.
+// It waits the best way available. It always polls poll_url, paced by the service (the
+// first poll waits for the 202's Retry-After), as the source of truth. When the case has an
+// events_url (or the service's discovery document advertises a stream for it) it also
+// follows that event stream from the start (§8.5, reconnecting with Last-Event-ID); when the
+// client has [WithCallbacks] it also listens for the case's callback (§9); and every
+// [WithWaiter] runs beside them. A terminal event from the service's own stream that carries
+// the complete outcome of this case is the Result at once, as is a verified callback that
+// does when [CallbacksOptions].Decide is set; any other terminal event, callback or waiter's
+// outcome makes it poll at once (never more than once a second) to confirm. Whichever way
+// learns the outcome first ends the wait and the others stop. An event stream the service
+// refuses or keeps failing is dropped and polling carries on.
 //
 // An error means the outcome is unknown: a permanent failure ([*StatusError],
 // [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal

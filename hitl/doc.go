@@ -21,7 +21,9 @@
 // # Waiting
 //
 // The poll URL is the source of truth, polled for the whole wait within the service's
-// pacing; an event or a callback makes it poll at once. A human's answer, an expiry (with the
+// pacing; an event or a callback makes it poll at once, unless it carries the complete
+// outcome and comes from the service's own stream (or is a verified callback the caller
+// trusts, [CallbacksOptions].Decide). A human's answer, an expiry (with the
 // default action applied) and a cancellation are Results; an error means the outcome is
 // unknown. Every wait ends: at the decision, at the case's expiry plus a grace, or when the
 // caller's context does, returning context.Cause(ctx); it leaves no goroutine behind.

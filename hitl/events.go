@@ -27,9 +27,10 @@ type eventData struct {
 }
 
 // decodeEvent interprets one event of case c's stream: an Update for a waiting state, or
-// terminal=true for a terminal event, which the poll confirms — an event never yields a
-// Result on its own (§8.5: the poll is the source of truth; a review.completed may even
-// lack its result). Events of another case, unknown names and unreadable data give neither.
+// terminal=true for a terminal event. A terminal event is the Result only when it carries
+// the complete outcome and comes from the service's own stream ([outcomeOf]); otherwise the
+// poll confirms it (§8.5: the poll is the source of truth; a review.completed may even lack
+// its result). Events of another case, unknown names and unreadable data give neither.
 func decodeEvent(c *Case, ev transport.Event) (u *Update, terminal bool) {
 	var d eventData
 	if json.Unmarshal(ev.Data, &d) != nil || (d.CaseID != "" && d.CaseID != c.CaseID) {
