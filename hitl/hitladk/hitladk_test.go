@@ -1,0 +1,127 @@
+package hitladk_test
+
+import (
+	"context"
+	"iter"
+	"sync/atomic"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"google.golang.org/adk/v2/agent"
+	"google.golang.org/adk/v2/agent/llmagent"
+	"google.golang.org/adk/v2/model"
+	"google.golang.org/adk/v2/runner"
+	"google.golang.org/adk/v2/session"
+	"google.golang.org/adk/v2/tool"
+	"google.golang.org/adk/v2/tool/functiontool"
+	"google.golang.org/adk/v2/tool/toolconfirmation"
+	"google.golang.org/genai"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitladk"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// scripted is a model that asks to delete a file, then, once the tool has answered, says
+// what the tool said.
+type scripted struct{}
+
+func (scripted) Name() string { return "scripted" }
+
+func (scripted) GenerateContent(_ context.Context, req *model.LLMRequest, _ bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		for _, c := range req.Contents {
+			for _, p := range c.Parts {
+				if fr := p.FunctionResponse; fr != nil && fr.Name == "delete_file" {
+					yield(&model.LLMResponse{Content: genai.NewContentFromText("done", genai.RoleModel)}, nil)
+					return
+				}
+			}
+		}
+		yield(&model.LLMResponse{Content: &genai.Content{Role: string(genai.RoleModel), Parts: []*genai.Part{{
+			FunctionCall: &genai.FunctionCall{ID: "call-1", Name: "delete_file", Args: map[string]any{"path": "/tmp/report.txt"}}}}}}, nil)
+	}
+}
+
+type deleteArgs struct {
+	Path string `json:"path"`
+}
+
+// run builds an ADK agent whose delete_file tool requires confirmation, runs it until it
+// pauses, answers the pause with result through hitladk, runs it again, and reports whether
+// the tool ran.
+func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request) {
+	t.Helper()
+	ctx := t.Context()
+	var deleted atomic.Bool
+	del, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
+		func(_ agent.Context, a deleteArgs) (map[string]any, error) {
+			deleted.Store(true)
+			return map[string]any{"deleted": a.Path}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := session.InMemoryService()
+	s, err := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drain := func(msg *genai.Content) []*session.Event {
+		var evs []*session.Event
+		for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, ev)
+		}
+		return evs
+	}
+	pending = hitladk.Pending(drain(genai.NewContentFromText("clean up the report", genai.RoleUser)))
+	if len(pending) != 1 || deleted.Load() {
+		t.Fatalf("pending %+v, deleted %v: want one confirmation and nothing deleted yet", pending, deleted.Load())
+	}
+	after := drain(hitladk.Response(pending[0], result))
+	if p := hitladk.Pending(after); len(p) != 0 {
+		t.Errorf("still pending after the answer: %+v", p)
+	}
+	return deleted.Load(), pending
+}
+
+// TestConfirmation: against a real ADK runner with a scripted model, a delete_file call that
+// requires confirmation pauses; approve runs the tool, a rejection and an expiry (even one
+// whose default action is approve) do not.
+func TestConfirmation(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		result *hitl.Result
+		ran    bool
+	}{
+		{"approved", &hitl.Result{Status: transport.StatusCompleted, Action: "approve"}, true},
+		{"rejected", &hitl.Result{Status: transport.StatusCompleted, Action: "reject"}, false},
+		{"expired with default approve", &hitl.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve"}, false},
+		{"cancelled", &hitl.Result{Status: transport.StatusCancelled}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ran, pending := run(t, tt.result)
+			if ran != tt.ran {
+				t.Errorf("tool ran = %v, want %v", ran, tt.ran)
+			}
+			p := pending[0]
+			if p.Name != toolconfirmation.FunctionCallName || p.Tool != "delete_file" || p.Args["path"] != "/tmp/report.txt" || p.CallID == "" {
+				t.Errorf("pending %+v", p)
+			}
+		})
+	}
+}
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

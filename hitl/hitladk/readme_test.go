@@ -1,0 +1,62 @@
+package hitladk_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hitlkit/hitlkit/internal/readme"
+)
+
+// TestREADME type-checks the README's blocks that use this module.
+func TestREADME(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks []readme.Block
+	for _, b := range readme.GoBlocks(f) {
+		if strings.Contains(b.Code, "hitladk.") {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
+		t.Fatal("no README block uses hitladk")
+	}
+	readme.Check(t, blocks, `package snippet
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	"google.golang.org/adk/v2/runner"
+	"google.golang.org/adk/v2/session"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitladk"
+)
+
+var (
+	ctx               context.Context
+	events            []*session.Event
+	client            *hitl.Client
+	r                 *runner.Runner
+	userID, sessionID string
+)
+
+func reviewRequest(hitladk.Request) *http.Request                            { return nil }
+func collect(iter.Seq2[*session.Event, error]) []*session.Event { return nil }
+`, map[string]string{
+		"hitladk": "github.com/hitlkit/hitlkit/hitl/hitladk",
+		"hitl":    "github.com/hitlkit/hitlkit/hitl",
+		"agent":   "google.golang.org/adk/v2/agent",
+		"runner":  "google.golang.org/adk/v2/runner",
+		"session": "google.golang.org/adk/v2/session",
+		"context": "context",
+		"iter":    "iter",
+		"http":    "net/http",
+	})
+}
