@@ -3,9 +3,17 @@
 // workflow's adk_request_input), the host puts each in front of a human through hitlkit (a
 // HITL service, an HXP request, an HI fan-out: any way that yields a [hitl.Result]), and
 // [Response] turns the Result into the function response ADK resumes the run with.
+//
+// On the tool side, a tool whose backend answers with a HITL 202 calls [Ask] with the
+// interrupt and returns; the host finds the service's case in the pause
+// ([Request.Interrupt]), waits on it with hitl, and answers with Response; the re-run tool
+// reads the person's Result with [Decision].
 package hitladk
 
 import (
+	"encoding/json"
+	"errors"
+
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/adk/v2/tool/toolconfirmation"
 	"google.golang.org/genai"
@@ -62,9 +70,10 @@ func Pending(events []*session.Event) []Request {
 				if orig, err := toolconfirmation.OriginalCallFrom(fc); err == nil && orig != nil {
 					r.Tool, r.Args = orig.Name, orig.Args
 				}
-				if tc, ok := fc.Args["toolConfirmation"].(map[string]any); ok {
-					r.Hint, _ = tc["hint"].(string)
-					r.Payload = tc["payload"]
+				// In process the argument is a ToolConfirmation; from a wire, a JSON object.
+				var tc toolconfirmation.ToolConfirmation
+				if b, err := json.Marshal(fc.Args["toolConfirmation"]); err == nil && json.Unmarshal(b, &tc) == nil {
+					r.Hint, r.Payload = tc.Hint, tc.Payload
 				}
 			} else {
 				r.Hint, _ = fc.Args["message"].(string)
@@ -92,6 +101,10 @@ func Response(req Request, r *hitl.Result) *genai.Content {
 		if len(r.Data) > 0 {
 			payload["data"] = string(r.Data)
 		}
+		var whole map[string]any
+		if b, err := json.Marshal(r); err == nil && json.Unmarshal(b, &whole) == nil {
+			payload["result"] = whole // the whole Result, for a tool that asked with Ask
+		}
 	}
 	response := map[string]any{"confirmed": approving(r), "payload": payload}
 	if req.Name == InputCallName {
@@ -117,4 +130,66 @@ func approving(r *hitl.Result) bool {
 		return true
 	}
 	return false
+}
+
+// Interrupt returns the HITL case a tool put before the host with [Ask], when this pause is
+// one: the host waits on it (hitl.Client.Wait) and answers with Response.
+func (r Request) Interrupt() (*hitl.Interrupt, bool) {
+	m, ok := r.Payload.(map[string]any)
+	if !ok || m["interrupt"] == nil {
+		return nil, false
+	}
+	b, err := json.Marshal(m["interrupt"])
+	if err != nil {
+		return nil, false
+	}
+	var it hitl.Interrupt
+	if json.Unmarshal(b, &it) != nil || it.ID() == "" {
+		return nil, false
+	}
+	return &it, true
+}
+
+// ToolContext is what Ask and Decision need of a tool's context (agent.Context has it).
+type ToolContext interface {
+	ToolConfirmation() *toolconfirmation.ToolConfirmation
+	RequestConfirmation(hint string, payload any) error
+}
+
+// Ask is for a tool whose backend answered with a HITL 202: it asks the ADK host for a
+// confirmation carrying the interrupt (see Request.Interrupt), so that the person decides on
+// the service's own case. The tool returns right after; the run pauses until the host
+// answers, and re-runs the tool, which then reads the Result with Decision.
+func Ask(ctx ToolContext, it *hitl.Interrupt) error {
+	if it == nil {
+		return errors.New("hitladk: Ask needs an interrupt")
+	}
+	return ctx.RequestConfirmation(it.Prompt(), map[string]any{"interrupt": it})
+}
+
+// ErrNoResult: the tool was re-run with a confirmation that carries no Result (the host
+// answered without Response).
+var ErrNoResult = errors.New("hitladk: the confirmation carries no result")
+
+// Decision returns the person's Result when the tool is re-run after the host answered, and
+// false on the tool's first run (call the backend, then Ask).
+func Decision(ctx ToolContext) (*hitl.Result, bool, error) {
+	tc := ctx.ToolConfirmation()
+	if tc == nil {
+		return nil, false, nil
+	}
+	m, _ := tc.Payload.(map[string]any)
+	raw, ok := m["result"]
+	if !ok {
+		return nil, true, ErrNoResult
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, true, err
+	}
+	var r hitl.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, true, err
+	}
+	return &r, true, nil
 }

@@ -1,0 +1,98 @@
+package hitladk_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"google.golang.org/adk/v2/agent"
+	"google.golang.org/adk/v2/agent/llmagent"
+	"google.golang.org/adk/v2/runner"
+	"google.golang.org/adk/v2/session"
+	"google.golang.org/adk/v2/tool"
+	"google.golang.org/adk/v2/tool/functiontool"
+	"google.golang.org/genai"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitladk"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+// TestToolSide: a tool whose backend answers with a HITL 202 asks the host with Ask; the
+// host finds the service's own case in the pause, waits on it with hitl, answers with the
+// Result; the re-run tool reads it with Decision. Approve deletes; reject does not.
+func TestToolSide(t *testing.T) {
+	for _, action := range []string{"approve", "reject"} {
+		t.Run(action, func(t *testing.T) {
+			ctx := t.Context()
+			svc := hitltest.NewServer(t)
+			client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var deleted atomic.Bool
+			var backendCalls atomic.Int32
+			del, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file."},
+				func(tctx agent.Context, a deleteArgs) (map[string]any, error) {
+					if r, ok, err := hitladk.Decision(tctx); ok {
+						if err != nil {
+							return nil, err
+						}
+						if r.DecidedByHuman() && r.Action == "approve" {
+							deleted.Store(true)
+							return map[string]any{"deleted": a.Path}, nil
+						}
+						return map[string]any{"not_deleted": a.Path, "status": string(r.Status), "action": r.Action}, nil
+					}
+					backendCalls.Add(1)
+					req, _ := http.NewRequestWithContext(tctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
+					resp, err := client.Do(tctx, req, &hitl.CallOptions{DetectOnly: true})
+					if err != nil {
+						return nil, err
+					}
+					_ = resp.Body.Close()
+					if resp.Interrupt == nil {
+						return map[string]any{"deleted": a.Path}, nil
+					}
+					return map[string]any{"status": "waiting for a person"}, hitladk.Ask(tctx, resp.Interrupt)
+				})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
+			sessions := session.InMemoryService()
+			s, _ := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
+			r, _ := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
+			run := func(msg *genai.Content) (evs []*session.Event) {
+				for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					evs = append(evs, ev)
+				}
+				return evs
+			}
+			pending := hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser)))
+			if len(pending) != 1 {
+				t.Fatalf("pending %+v", pending)
+			}
+			it, ok := pending[0].Interrupt()
+			if !ok {
+				t.Fatalf("the pause carries no interrupt: %+v", pending[0])
+			}
+			if err := svc.Respond(it.ID(), action, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			res, err := client.Wait(context.Background(), it, nil)
+			if err != nil || res.Action != action {
+				t.Fatalf("Wait = %v, %v", res, err)
+			}
+			run(hitladk.Response(pending[0], res))
+			if deleted.Load() != (action == "approve") || backendCalls.Load() != 1 {
+				t.Errorf("deleted %v, backend called %d times", deleted.Load(), backendCalls.Load())
+			}
+		})
+	}
+}
