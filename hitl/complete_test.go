@@ -430,6 +430,13 @@ func TestCase36Discovery(t *testing.T) {
 		d.PollInterval != 30*time.Second || d.DefaultTimeout != 24*time.Hour || d.MaxTimeout != 7*24*time.Hour || !d.SupportsInlineSubmit || d.MaxRequestsPerMinute != 120 {
 		t.Errorf("ex07: %+v, %v", d, err)
 	}
+	// The v0.8 fields are typed, and the stream of a case is found from the endpoints.
+	if d == nil || d.Authentication == nil || d.Authentication.Type != "bearer" || !d.SupportsAgentBinding || !d.SupportsSurface ||
+		len(d.SurfaceFormats) != 1 || d.EventsBase != "https://api.jobboard.example/v1/reviews/events" {
+		t.Errorf("ex07 v0.8 fields: %+v", d)
+	} else if got := d.EventsURL("review_1"); got != "https://api.jobboard.example/v1/reviews/review_1/events" {
+		t.Errorf("EventsURL = %q", got)
+	}
 	legacy, err := hitl.ParseDiscovery([]byte(`{"hitl_protocol":"0.5","service":{"name":"Old","homepage":"https://old.example"},"review_types":["approval"],"timeout_default":"24h","features":{"callback":true}}`))
 	if err != nil || legacy.SpecVersion != "0.5" || legacy.ServiceName != "Old" || !legacy.Supports("callback") || legacy.DefaultTimeout != 24*time.Hour {
 		t.Errorf("legacy: %+v, %v", legacy, err)

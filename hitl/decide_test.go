@@ -52,6 +52,23 @@ func (s *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// waitDecided waits on it and checks the Result's action, how many polls the service saw,
+// and how long (virtual time) the wait took.
+func waitDecided(t *testing.T, c *hitl.Client, it *hitl.Interrupt, o *hitl.WaitOptions, svc *service, action string, polls int32, at time.Duration) {
+	t.Helper()
+	began := time.Now()
+	res, err := c.Wait(t.Context(), it, o)
+	if err != nil || res.Action != action {
+		t.Fatalf("Wait = %v, %v; want %s", res, err, action)
+	}
+	if n := svc.polls.Load(); n != polls {
+		t.Errorf("%d polls, want %d", n, polls)
+	}
+	if d := time.Since(began); d != at {
+		t.Errorf("decided after %v, want %v", d, at)
+	}
+}
+
 // TestTerminalEventDecides: a terminal event over the case's own stream that carries the
 // complete outcome is the Result at once, without a poll; one without the outcome, from
 // another origin, or about another case is not: the poll decides.
@@ -83,17 +100,7 @@ func TestTerminalEventDecides(t *testing.T) {
 				it := interrupt("review_c1", time.Hour)
 				it.Case.EventsURL = "https://" + tt.eventsHost + "/reviews/review_c1/events"
 				it.PollAfter = time.Now().Add(30 * time.Second)
-				began := time.Now()
-				res, err := c.Wait(t.Context(), it, nil)
-				if err != nil || res.Action != tt.action {
-					t.Fatalf("Wait = %v, %v; want %s", res, err, tt.action)
-				}
-				if n := svc.polls.Load(); n != tt.polls {
-					t.Errorf("%d polls, want %d", n, tt.polls)
-				}
-				if d := time.Since(began); d != tt.at {
-					t.Errorf("decided after %v, want %v", d, tt.at)
-				}
+				waitDecided(t, c, it, nil, svc, tt.action, tt.polls, tt.at)
 			})
 		})
 	}
@@ -143,17 +150,7 @@ func TestTrustedCallbackDecides(t *testing.T) {
 						t.Errorf("callback answered %d", rec.Code)
 					}
 				}()
-				began := time.Now()
-				res, err := c.Wait(t.Context(), it, nil)
-				if err != nil || res.Action != tt.action {
-					t.Fatalf("Wait = %v, %v; want %s", res, err, tt.action)
-				}
-				if n := svc.polls.Load(); n != tt.polls {
-					t.Errorf("%d polls, want %d", n, tt.polls)
-				}
-				if d := time.Since(began); d != tt.at {
-					t.Errorf("decided after %v, want %v", d, tt.at)
-				}
+				waitDecided(t, c, it, nil, svc, tt.action, tt.polls, tt.at)
 			})
 		})
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -58,6 +56,7 @@ func TestRetryAfterPacesFirstPoll(t *testing.T) {
 // advertise their event streams in the discovery document; with WithAutoDiscovery the wait
 // finds the stream, which ignores Last-Event-ID, starts with review.pending and never
 // closes, and the decision arrives at the click, long before a poll would have seen it.
+// (The typed v0.8 fields of example flow 07 are checked in TestCase36Discovery.)
 func TestDiscoveryFeedsTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithProfile(hitltest.ProfileReference), hitltest.WithRetryAfter(5*time.Minute))
@@ -84,30 +83,6 @@ func TestDiscoveryFeedsTheWait(t *testing.T) {
 			t.Errorf("updates %v, want the stream's opened", states)
 		}
 	})
-	// The v0.8 fields of the example document are typed.
-	raw, err := os.ReadFile(filepath.Join("testdata", "hitl-protocol", "07-well-known-hitl.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var flow struct {
-		Response struct {
-			Body json.RawMessage `json:"body"`
-		} `json:"response"`
-	}
-	if err := json.Unmarshal(raw, &flow); err != nil {
-		t.Fatal(err)
-	}
-	d, err := hitl.ParseDiscovery(flow.Response.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Authentication == nil || d.Authentication.Type != "bearer" || !d.SupportsAgentBinding || !d.SupportsSurface ||
-		len(d.SurfaceFormats) != 1 || d.EventsBase != "https://api.jobboard.example/v1/reviews/events" {
-		t.Errorf("discovery %+v", d)
-	}
-	if got := d.EventsURL("review_1"); got != "https://api.jobboard.example/v1/reviews/review_1/events" {
-		t.Errorf("EventsURL = %q", got)
-	}
 }
 
 // TestForwardedMessageNamesWhatTheHumanSees: the forwarded message says the review type and,

@@ -153,17 +153,7 @@ func TestWaiters(t *testing.T) {
 				}
 				it := interrupt("review_c1", time.Hour)
 				it.PollAfter = time.Now().Add(30 * time.Second)
-				began := time.Now()
-				r, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true})
-				if err != nil || r.Action != "approve" {
-					t.Fatalf("Wait = %v, %v", r, err)
-				}
-				if d := time.Since(began); d != tt.endAt {
-					t.Errorf("ended after %v, want %v", d, tt.endAt)
-				}
-				if n := svc.polls.Load(); n != tt.polls {
-					t.Errorf("%d polls, want %d", n, tt.polls)
-				}
+				waitDecided(t, c, it, &hitl.WaitOptions{PollOnly: true}, svc, "approve", tt.polls, tt.endAt)
 			})
 		})
 	}

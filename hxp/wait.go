@@ -258,9 +258,6 @@ func receiptResult(cr *Created, rc *Receipt, req *Request) (*Result, *Update, er
 	return r, nil, nil
 }
 
-// errConfirm: the WebSocket reported a terminal event without a receipt.
-var errConfirm = errors.New("terminal event without a receipt")
-
 // wsMessage is one message of §5.2.
 type wsMessage struct {
 	Event      string   `json:"event"`

@@ -5,10 +5,7 @@ import (
 	"fmt"
 
 	"google.golang.org/adk/v2/agent"
-	"google.golang.org/adk/v2/agent/llmagent"
-	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/session"
-	"google.golang.org/adk/v2/tool"
 	"google.golang.org/adk/v2/tool/functiontool"
 	"google.golang.org/genai"
 
@@ -26,18 +23,12 @@ func ExamplePending() {
 			fmt.Println("deleting", a.Path)
 			return map[string]any{"deleted": a.Path}, nil
 		})
-	a, _ := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
-	sessions := session.InMemoryService()
-	s, _ := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
-	r, _ := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
-	run := func(msg *genai.Content) (evs []*session.Event) {
-		for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
-			if err == nil {
-				evs = append(evs, ev)
-			}
-		}
-		return evs
+	turn, err := newAgent(ctx, del) // llmagent, runner and session, as in any ADK host
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
+	run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
 
 	for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
 		fmt.Println("confirm:", p.Tool, p.Args["path"])

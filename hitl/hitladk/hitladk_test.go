@@ -48,6 +48,34 @@ type deleteArgs struct {
 	Path string `json:"path"`
 }
 
+// newAgent starts an ADK agent on the scripted model with tool, in a fresh session of an
+// in-memory runner, and returns what runs one turn of it and collects the turn's events.
+func newAgent(ctx context.Context, tl tool.Tool) (turn func(*genai.Content) ([]*session.Event, error), err error) {
+	a, err := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{tl}})
+	if err != nil {
+		return nil, err
+	}
+	sessions := session.InMemoryService()
+	s, err := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
+	if err != nil {
+		return nil, err
+	}
+	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
+	if err != nil {
+		return nil, err
+	}
+	return func(msg *genai.Content) ([]*session.Event, error) {
+		var evs []*session.Event
+		for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
+			if err != nil {
+				return evs, err
+			}
+			evs = append(evs, ev)
+		}
+		return evs, nil
+	}, nil
+}
+
 // run builds an ADK agent whose delete_file tool requires confirmation, runs it until it
 // pauses, answers the pause with result through hitladk, runs it again, and reports whether
 // the tool ran.
@@ -63,26 +91,14 @@ func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sessions := session.InMemoryService()
-	s, err := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
+	turn, err := newAgent(ctx, del)
 	if err != nil {
 		t.Fatal(err)
 	}
 	drain := func(msg *genai.Content) []*session.Event {
-		var evs []*session.Event
-		for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			evs = append(evs, ev)
+		evs, err := turn(msg)
+		if err != nil {
+			t.Fatal(err)
 		}
 		return evs
 	}

@@ -1,9 +1,7 @@
 package hitladk_test
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/readme"
@@ -11,21 +9,7 @@ import (
 
 // TestREADME type-checks the README's blocks that use this module.
 func TestREADME(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var blocks []readme.Block
-	for _, b := range readme.GoBlocks(f) {
-		if strings.Contains(b.Code, "hitladk.") {
-			blocks = append(blocks, b)
-		}
-	}
-	if len(blocks) == 0 {
-		t.Fatal("no README block uses hitladk")
-	}
-	readme.Check(t, blocks, `package snippet
+	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 1, readme.Using("hitladk."), `package snippet
 
 import (
 	"context"

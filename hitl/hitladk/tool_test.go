@@ -8,10 +8,7 @@ import (
 	"testing"
 
 	"google.golang.org/adk/v2/agent"
-	"google.golang.org/adk/v2/agent/llmagent"
-	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/session"
-	"google.golang.org/adk/v2/tool"
 	"google.golang.org/adk/v2/tool/functiontool"
 	"google.golang.org/genai"
 
@@ -61,16 +58,14 @@ func TestToolSide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, _ := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
-			sessions := session.InMemoryService()
-			s, _ := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
-			r, _ := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
-			run := func(msg *genai.Content) (evs []*session.Event) {
-				for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					evs = append(evs, ev)
+			turn, err := newAgent(ctx, del)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(msg *genai.Content) []*session.Event {
+				evs, err := turn(msg)
+				if err != nil {
+					t.Fatal(err)
 				}
 				return evs
 			}

@@ -251,24 +251,10 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	s.sockets[c] = true
 	s.accepted++
 	sent := len(rq.events)
-	switch {
-	case rq.terminal() && s.cfg.profile == ProfileReference && (rq.receipt == nil || rq.receipt.Status != "completed"):
-		// The reference server replays receipts only: a request that ended without one
-		// gets nothing, and the connection stays open.
-		s.mu.Unlock()
-		defer func() {
-			s.mu.Lock()
-			delete(s.sockets, c)
-			s.mu.Unlock()
-			_ = c.CloseNow()
-		}()
-		go c.Wait(r.Context())
-		select {
-		case <-r.Context().Done():
-		case <-s.stop.Done():
-		}
-		return
-	case rq.terminal() && sent > 0:
+	// The reference server replays receipts only: a request that ended without one gets
+	// nothing, and the connection stays open.
+	silent := rq.terminal() && s.cfg.profile == ProfileReference && (rq.receipt == nil || rq.receipt.Status != "completed")
+	if rq.terminal() && sent > 0 {
 		sent--
 	}
 	s.mu.Unlock()
@@ -280,6 +266,13 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	}()
 	ctx := r.Context()
 	go c.Wait(ctx) // answers pings; ends when the client goes
+	if silent {
+		select {
+		case <-ctx.Done():
+		case <-s.stop.Done():
+		}
+		return
+	}
 	for {
 		s.mu.Lock()
 		pending := slices.Clone(rq.events[sent:])

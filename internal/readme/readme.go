@@ -198,3 +198,29 @@ func Check(t testing.TB, blocks []Block, stubs string, packages map[string]strin
 		}
 	}
 }
+
+// CheckFile type-checks the Go blocks of the README at path for which keep reports true (see
+// Check), failing t when there are fewer than atLeast of them.
+func CheckFile(t testing.TB, path string, atLeast int, keep func(Block) bool, stubs string, packages map[string]string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var blocks []Block
+	for _, b := range GoBlocks(f) {
+		if keep(b) {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) < atLeast {
+		t.Fatalf("found %d Go blocks to check in %s, want at least %d", len(blocks), path, atLeast)
+	}
+	Check(t, blocks, stubs, packages)
+}
+
+// Using keeps the blocks that use name ("hitlmcp.").
+func Using(name string) func(Block) bool {
+	return func(b Block) bool { return strings.Contains(b.Code, name) }
+}
