@@ -192,7 +192,8 @@ func TestRefusalShapes(t *testing.T) {
 	t.Run("a2a-go v0.3 agent", func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileA2AGoV03))
 		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
-		p := start(t, c, agent.Endpoint(a2a.JSONRPC03), nil)
+		// a2a-go v0.3 mounts its one JSON-RPC endpoint at /agents/{name}.
+		p := start(t, c, a2a.Endpoint{URL: agent.URL + a2atest.PathAgents + "files", Binding: a2a.JSONRPC03}, nil)
 		if _, err := c.Resume(t.Context(), p, a2a.HectorDecision(false)); err != nil {
 			t.Fatal(err)
 		}
@@ -413,4 +414,22 @@ func TestSlowHumanAfterAnInputTimeout(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestStreamQuestionAsMessage: an older agent streams the task, then its question as an
+// agent's message event: the turn ends there, the task waiting for input with that question.
+func TestStreamQuestionAsMessage(t *testing.T) {
+	stream := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"task\",\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"working\"}}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"message\",\"role\":\"agent\",\"messageId\":\"m1\",\"taskId\":\"t1\",\"parts\":[{\"kind\":\"text\",\"text\":\"Approve delete_file?\"}]}}\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"kind\":\"status-update\",\"taskId\":\"t1\",\"status\":{\"state\":\"completed\"},\"final\":true}}\n\n"
+	ev, err := a2a.ReadStream(strings.NewReader(stream))
+	if err != nil || ev.Task == nil {
+		t.Fatalf("ReadStream = %+v, %v", ev, err)
+	}
+	if a2a.Classify(ev.Task) != a2a.ClassInputRequired || ev.Task.Question.Text() != "Approve delete_file?" {
+		t.Errorf("task %+v: want it waiting for input with the message's question", ev.Task)
+	}
+	if p := a2a.NewPause(a2a.Endpoint{URL: "https://agent.test/rpc03", Binding: a2a.JSONRPC03}, ev.Task); p == nil || p.Prompt() != "Approve delete_file?" {
+		t.Errorf("pause %+v", p)
+	}
 }

@@ -47,10 +47,14 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 			out.Message = ev.Message
 			return false // a message answers the whole call (1.0 §3.1.2)
 		case ev.Message != nil:
-			// Older agents send the question as a message event after the task: it is the
-			// task's status message.
+			// Older agents send the question as an agent's message event after the task:
+			// it is the task's status message, and a task still running is then waiting
+			// for the answer — the end of the turn.
 			c := *out.Task
 			c.Question = ev.Message
+			if ev.Message.Role == RoleAgent && !c.State.Terminal() && !c.State.Interrupted() {
+				c.State = StateInputRequired
+			}
 			out.Task = &c
 		case ev.Status != nil:
 			out.Task = applyStatus(out.Task, ev.Status)
