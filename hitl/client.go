@@ -443,6 +443,23 @@ type WaitOptions struct {
 	// returned as it is (a workflow engine that owns the wait, say). Nil: the client's own
 	// composition — polling, the event stream, callbacks and any WithWaiter.
 	Waiter Waiter
+	// From carries on a wait that another process began: its entity tag goes with the first
+	// poll (If-None-Match) and its event id with the first stream connection
+	// (Last-Event-ID), so the service answers 304 while nothing changed and the stream
+	// replays no event already handled. Nil starts afresh.
+	From *Checkpoint
+	// OnCheckpoint, when set, is called each time the wait's Checkpoint moves (a new entity
+	// tag, a new event id), never concurrently; keep the last one to carry the wait on
+	// elsewhere (the Temporal watcher heartbeats it). It must not block for long.
+	OnCheckpoint func(Checkpoint)
+}
+
+// Checkpoint is how far a wait on a HITL case has come: the entity tag of the service's
+// last poll answer (§8, ETag) and the id of the last event of the case's stream (§8.5).
+// It holds no secret. See [WaitOptions].From.
+type Checkpoint struct {
+	ETag        string `json:"etag,omitempty"`
+	LastEventID string `json:"last_event_id,omitempty"`
 }
 
 // Wait waits for the case to reach a terminal state and returns the Result: completed (a
@@ -538,6 +555,14 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		FirstDelay:     time.Until(it.PollAfter),
 		RequestTimeout: c.requestTimeout,
 	}
+	// The event stream: the case's events_url, or the one the service's discovery document
+	// advertises for it.
+	eventsURL := c.eventsURL(it, o)
+	var s *transport.Subscriber
+	if eventsURL != "" {
+		s = &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, eventsURL, auth), Logger: c.logger}
+	}
+	mark := checkpointer(o, p, s)
 	var (
 		mu    sync.Mutex
 		last  Update
@@ -616,16 +641,13 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		})()
 	}
 	// The event stream opens at once, beside the first poll (which may wait for the 202's
-	// Retry-After): the case's events_url, or the one the service's discovery document
-	// advertises for it.
-	eventsURL := c.eventsURL(it, o)
-	if eventsURL != "" {
-		s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, eventsURL, auth), Logger: c.logger}
+	// Retry-After).
+	if s != nil {
 		// A terminal event decides only from the poll URL's own origin.
 		trusted := httpx.OriginOf(eventsURL) == httpx.OriginOf(cs.PollURL)
-		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick, trusted, settle) })
+		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick, trusted, settle, mark) })
 	}
-	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || eventsURL != "") {
+	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || s != nil) {
 		// remindable is read when a reminder is due: only a case known to be waiting for
 		// the human to start (pending or opened) is re-sent.
 		remindable := func() bool {
@@ -725,11 +747,12 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // follow reads the case's event stream until a terminal event, or until the stream proves
 // unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
-func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func(), trusted bool, settle func(*Result)) {
+func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func(), trusted bool, settle func(*Result), mark func(eventID string)) {
 	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
-		u, terminal := decodeEvent(cs, ev)
+		mark(ev.ID)
+		u, r, terminal := decodeEvent(cs, ev)
 		if terminal {
-			if r := outcomeOf(cs, ev.Name, ev.Data); trusted && r != nil {
+			if trusted && r != nil {
 				settle(r)
 			} else {
 				kick()
@@ -744,6 +767,40 @@ func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *tran
 	if err != nil && ctx.Err() == nil {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
 			slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+	}
+}
+
+// checkpointer starts p and s from o.From and returns what the stream calls with each event
+// id; both report to o.OnCheckpoint, one call at a time.
+func checkpointer(o *WaitOptions, p *transport.Poller, s *transport.Subscriber) (mark func(eventID string)) {
+	var (
+		mu sync.Mutex
+		cp Checkpoint
+	)
+	if o.From != nil {
+		cp = *o.From
+		p.ETag = cp.ETag
+		if s != nil {
+			s.LastEventID = cp.LastEventID
+		}
+	}
+	if o.OnCheckpoint == nil {
+		return func(string) {}
+	}
+	moved := func(set func()) {
+		mu.Lock()
+		defer mu.Unlock()
+		before := cp
+		set()
+		if cp != before {
+			o.OnCheckpoint(cp)
+		}
+	}
+	p.OnETag = func(tag string) { moved(func() { cp.ETag = tag }) }
+	return func(id string) {
+		if id != "" {
+			moved(func() { cp.LastEventID = id })
+		}
 	}
 }
 

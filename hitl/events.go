@@ -17,35 +17,35 @@ const (
 	eventCancelled  = "review.cancelled"
 )
 
-// eventData is the data of a §8.5 event; each event uses some of the fields.
+// eventData is the data of a §8.5 event: a terminal one has the poll response's fields, a
+// reminder its own two.
 type eventData struct {
-	CaseID     string    `json:"case_id"`
-	OpenedAt   string    `json:"opened_at"`
-	Progress   *Progress `json:"progress"`
-	ReminderAt string    `json:"reminder_at"`
-	Message    string    `json:"message"`
+	pollResponse
+	ReminderAt string `json:"reminder_at"`
+	Message    string `json:"message"`
 }
 
-// decodeEvent interprets one event of case c's stream: an Update for a waiting state, or
-// terminal=true for a terminal event. A terminal event is the Result only when it carries
-// the complete outcome and comes from the service's own stream ([outcomeOf]); otherwise the
-// poll confirms it (§8.5: the poll is the source of truth; a review.completed may even lack
-// its result). Events of another case, unknown names and unreadable data give neither.
-func decodeEvent(c *Case, ev transport.Event) (u *Update, terminal bool) {
+// decodeEvent interprets one event of case c's stream, parsing its data once: an Update for a
+// waiting state, or terminal=true for a terminal event, with the Result when the event
+// carries the complete outcome ([outcomeIn]). Whether that Result may end the wait without a
+// poll is the caller's to decide: only from the service's own stream (§8.5: the poll is the
+// source of truth; a review.completed may even lack its result). Events of another case,
+// unknown names and unreadable data give nothing.
+func decodeEvent(c *Case, ev transport.Event) (u *Update, r *Result, terminal bool) {
 	var d eventData
 	if json.Unmarshal(ev.Data, &d) != nil || (d.CaseID != "" && d.CaseID != c.CaseID) {
-		return nil, false
+		return nil, nil, false
 	}
 	switch ev.Name {
 	case eventCompleted, eventExpired, eventCancelled:
-		return nil, true
+		return nil, outcomeIn(c, ev.Name, &d.pollResponse), true
 	case eventOpened:
-		return &Update{CaseID: c.CaseID, State: stateOpened, OpenedAt: at(d.OpenedAt)}, false
+		return &Update{CaseID: c.CaseID, State: stateOpened, OpenedAt: at(d.OpenedAt)}, nil, false
 	case eventInProgress:
-		return &Update{CaseID: c.CaseID, State: stateInProgress, OpenedAt: at(d.OpenedAt), Progress: d.Progress}, false
+		return &Update{CaseID: c.CaseID, State: stateInProgress, OpenedAt: at(d.OpenedAt), Progress: d.Progress}, nil, false
 	case eventReminder:
 		// The state is not in the event; the waiter keeps the last one it knows.
-		return &Update{CaseID: c.CaseID, Reminder: true, ReminderSentAt: at(d.ReminderAt), Message: d.Message}, false
+		return &Update{CaseID: c.CaseID, Reminder: true, ReminderSentAt: at(d.ReminderAt), Message: d.Message}, nil, false
 	}
-	return nil, false
+	return nil, nil, false
 }

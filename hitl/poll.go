@@ -85,13 +85,22 @@ func decodePoll(c *Case, body []byte) (*Result, *Update, error) {
 	return c.outcome(&p)
 }
 
-// outcomeOf reads the complete outcome a terminal event or callback of case c carries, or
-// nil when it does not carry one: its case_id must be c's (present, not just absent), its
-// status (or its name: review.completed, review.expired, review.cancelled) terminal, and a
-// completion must hold the result with its action. The body has the poll response's fields.
+// outcomeOf reads the complete outcome a terminal event or callback of case c carries in
+// body, or nil when it does not carry one ([outcomeIn]).
 func outcomeOf(c *Case, name string, body []byte) *Result {
 	var p pollResponse
-	if json.Unmarshal(body, &p) != nil || p.CaseID != c.CaseID {
+	if json.Unmarshal(body, &p) != nil {
+		return nil
+	}
+	return outcomeIn(c, name, &p)
+}
+
+// outcomeIn is the complete outcome in p, the body of a terminal event or callback named
+// name, or nil: its case_id must be c's (present, not just absent), its status (or its name:
+// review.completed, review.expired, review.cancelled) terminal, and a completion must hold
+// the result with its action. The body has the poll response's fields.
+func outcomeIn(c *Case, name string, p *pollResponse) *Result {
+	if p.CaseID != c.CaseID {
 		return nil
 	}
 	var byName string
@@ -111,7 +120,7 @@ func outcomeOf(c *Case, name string, body []byte) *Result {
 	case p.Status != byName:
 		return nil
 	}
-	r, _, err := c.outcome(&p)
+	r, _, err := c.outcome(p)
 	if err != nil {
 		return nil
 	}

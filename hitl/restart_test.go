@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -125,6 +126,67 @@ func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 		}
 		if len(reminders) != 1 || reminders[0] != 1 {
 			t.Errorf("reminders forwarded %v, want exactly one (the one during the wait)", reminders)
+		}
+	})
+}
+
+// TestCarryOnFromCheckpoint: a wait reports how far it has come (the poll's entity tag, the
+// stream's last event id); a wait begun elsewhere from that Checkpoint sends them with its
+// first poll and its first stream connection, so the service answers 304 and replays no
+// event, and it gets the decision.
+func TestCarryOnFromCheckpoint(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
+		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		resp, err := c.Do(context.Background(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		it := resp.Interrupt
+		if err := s.Open(it.ID()); err != nil {
+			t.Fatal(err)
+		}
+
+		// The first wait runs for a minute and keeps its last checkpoint.
+		var last hitl.Checkpoint
+		ctx, stop := context.WithTimeout(context.Background(), time.Minute)
+		_, err = c.Wait(ctx, it, &hitl.WaitOptions{OnCheckpoint: func(cp hitl.Checkpoint) { last = cp }})
+		stop()
+		if !errors.Is(err, context.DeadlineExceeded) || last.ETag == "" || last.LastEventID == "" {
+			t.Fatalf("first wait: %v, checkpoint %+v", err, last)
+		}
+
+		// The second carries on from it; the human answers meanwhile.
+		seen := len(s.Requests())
+		time.AfterFunc(time.Minute, func() { _ = s.Respond(it.ID(), "approve", nil, nil) })
+		var updates []hitl.Update
+		r, err := c.Wait(context.Background(), it, &hitl.WaitOptions{From: &last, OnUpdate: func(u hitl.Update) { updates = append(updates, u) }})
+		if err != nil || r.Action != "approve" {
+			t.Fatalf("second wait = %+v, %v", r, err)
+		}
+		firstPoll, firstStream := true, true
+		for _, q := range s.Requests()[seen:] {
+			switch {
+			case firstPoll && strings.HasSuffix(q.Path, "/status"):
+				firstPoll = false
+				if got := q.Header.Get("If-None-Match"); got != last.ETag || q.Status != http.StatusNotModified {
+					t.Errorf("first poll: If-None-Match %q (want %q), answered %d (want 304)", got, last.ETag, q.Status)
+				}
+			case firstStream && strings.HasSuffix(q.Path, "/events"):
+				firstStream = false
+				if got := q.Header.Get("Last-Event-ID"); got != last.LastEventID {
+					t.Errorf("first stream: Last-Event-ID %q, want %q", got, last.LastEventID)
+				}
+			}
+		}
+		if firstPoll || firstStream {
+			t.Errorf("second wait: polled %v, opened a stream %v", !firstPoll, !firstStream)
+		}
+		for _, u := range updates {
+			if u.State == "opened" {
+				t.Errorf("the opening was replayed to the second wait: %+v", updates)
+			}
 		}
 	})
 }

@@ -56,6 +56,10 @@ type Subscriber struct {
 	Client *http.Client
 	// Authorize adds credentials to each connection request. Nil adds none.
 	Authorize func(ctx context.Context, req *http.Request) error
+	// LastEventID is sent as Last-Event-ID with the first connection: the id of the last
+	// event an earlier subscription handled, so that the server carries on after it. ""
+	// sends none.
+	LastEventID string
 	// MinRetry and MaxRetry bound the delay before a reconnect, the server's retry: field
 	// and Retry-After included. 0 means DefaultMinRetry and DefaultMaxRetry.
 	MinRetry, MaxRetry time.Duration
@@ -97,7 +101,7 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 	conn := sse.Config{Client: cfg.Client, Authorize: cfg.Authorize, MaxEventSize: cfg.MaxEventSize, IdleTimeout: max(cfg.IdleTimeout, 0)}
 	bo := backoff.NewExponential(cfg.MinRetry, cfg.MaxRetry)
 	var (
-		lastID   string
+		lastID   = cfg.LastEventID
 		retry    time.Duration = -1
 		failures int
 		recent   replays
