@@ -101,7 +101,7 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 	conn := sse.Config{Client: cfg.Client, Authorize: cfg.Authorize, MaxEventSize: cfg.MaxEventSize, IdleTimeout: max(cfg.IdleTimeout, 0)}
 	bo := backoff.NewExponential(cfg.MinRetry, cfg.MaxRetry)
 	var (
-		lastID   = cfg.LastEventID
+		lastID                 = cfg.LastEventID
 		retry    time.Duration = -1
 		failures int
 		recent   replays
