@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -178,32 +179,54 @@ type Activities struct {
 	Ask func(ctx context.Context, it *hitl.Interrupt) hitl.WaitOptions
 }
 
-// Watch runs hitl's wait on it, heartbeating every Heartbeat; a worker that dies mid-wait
-// stops heartbeating and the wait is retried elsewhere, from the service's current state.
-// ErrPastExpiry is the expiry with its default applied.
+// Watch runs hitl's wait on it, heartbeating every Heartbeat with the wait's
+// [hitl.Checkpoint] (the poll's entity tag, the stream's last event id). A worker that dies
+// mid-wait stops heartbeating; the attempt retried on another worker carries on from the last
+// checkpoint heartbeated (WaitOptions.From): its first poll is answered 304 while the case
+// is unchanged, and the stream replays no event already handled. ErrPastExpiry is the expiry
+// with its default applied. It returns only after the heartbeat goroutine has ended.
 func (a *Activities) Watch(ctx context.Context, it hitl.Interrupt) (*hitl.Result, error) {
 	if a.Client == nil {
 		return nil, temporal.NewNonRetryableApplicationError("Activities.Client is nil", "BadConfig", nil)
 	}
+	o := &hitl.WaitOptions{NoReminders: true}
+	if a.Ask != nil {
+		opts := a.Ask(ctx, &it)
+		o = &opts
+	}
+	var (
+		mu sync.Mutex
+		cp hitl.Checkpoint
+	)
+	if activity.HasHeartbeatDetails(ctx) && activity.GetHeartbeatDetails(ctx, &cp) == nil {
+		from := cp
+		o.From = &from
+	}
 	hctx, stop := context.WithCancel(ctx)
+	o.OnCheckpoint = func(now hitl.Checkpoint) {
+		mu.Lock()
+		cp = now
+		mu.Unlock()
+		activity.RecordHeartbeat(hctx, now) // the SDK batches heartbeats; this does not block
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer stop()
-	go func() {
+	wg.Go(func() {
 		t := time.NewTicker(Heartbeat)
 		defer t.Stop()
 		for {
-			activity.RecordHeartbeat(hctx, it.ID())
+			mu.Lock()
+			now := cp
+			mu.Unlock()
+			activity.RecordHeartbeat(hctx, now)
 			select {
 			case <-hctx.Done():
 				return
 			case <-t.C:
 			}
 		}
-	}()
-	o := &hitl.WaitOptions{NoReminders: true}
-	if a.Ask != nil {
-		opts := a.Ask(ctx, &it)
-		o = &opts
-	}
+	})
 	r, err := a.Client.Wait(ctx, &it, o)
 	if errors.Is(err, hitl.ErrPastExpiry) {
 		return expired(&it), nil

@@ -2,13 +2,17 @@ package temporal_test
 
 import (
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 	"go.uber.org/goleak"
@@ -150,6 +154,106 @@ func TestWatchActivity(t *testing.T) {
 	var r hitl.Result
 	if err := v.Get(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
 		t.Fatalf("Watch = %+v, %v", r, err)
+	}
+}
+
+// TestWatchCarriesOnAfterItsWorkerDies: the watcher heartbeats its checkpoint; its worker is
+// lost (here: the service refuses a poll, which fails the attempt, and the SDK sends the last
+// heartbeat); the attempt retried on another worker starts from that heartbeat — its first
+// poll carries the entity tag, its stream the last event id, so nothing is replayed — and
+// returns the decision.
+func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
+	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
+	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(t.Context(), newCall(t, svc.URL+"/actions/approval"), &hitl.CallOptions{DetectOnly: true})
+	if err != nil || resp.Interrupt == nil {
+		t.Fatalf("Do = %v, %v", resp, err)
+	}
+	_ = resp.Body.Close()
+	it := *resp.Interrupt
+	if err := svc.Open(it.ID()); err != nil {
+		t.Fatal(err)
+	}
+	a := &ht.Activities{Client: c}
+	var (
+		mu   sync.Mutex
+		last hitl.Checkpoint
+	)
+	attempt := func(from *hitl.Checkpoint, then func()) (*hitl.Result, error) {
+		var s testsuite.WorkflowTestSuite
+		s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+		ae := s.NewTestActivityEnvironment()
+		ae.RegisterActivityWithOptions(a.Watch, activity.RegisterOptions{Name: ht.ActivityWatch})
+		if from != nil {
+			ae.SetHeartbeatDetails(*from)
+		}
+		ae.SetOnActivityHeartbeatListener(func(_ *activity.Info, d converter.EncodedValues) {
+			var cp hitl.Checkpoint
+			if d.Get(&cp) == nil {
+				mu.Lock()
+				last = cp
+				mu.Unlock()
+			}
+		})
+		// Once this attempt has polled with an answer and opened its stream, then runs.
+		seen := len(svc.Requests())
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); <-time.After(10 * time.Millisecond) {
+				var polled, streamed bool
+				for _, q := range svc.Requests()[seen:] {
+					polled = polled || strings.HasSuffix(q.Path, "/status")
+					streamed = streamed || strings.HasSuffix(q.Path, "/events")
+				}
+				if polled && streamed {
+					break
+				}
+			}
+			then()
+		})
+		v, err := ae.ExecuteActivity(ht.ActivityWatch, it)
+		if err != nil {
+			return nil, err
+		}
+		var r hitl.Result
+		return &r, v.Get(&r)
+	}
+
+	_, err = attempt(nil, func() { svc.FailNext(it.ID(), hitltest.FaultUnauthorized, 1) })
+	mu.Lock()
+	from := last
+	mu.Unlock()
+	if err == nil || from.ETag == "" || from.LastEventID == "" {
+		t.Fatalf("first attempt: %v, last heartbeat %+v; want a failure after a full checkpoint", err, from)
+	}
+
+	seen := len(svc.Requests())
+	r, err := attempt(&from, func() {
+		if err := svc.Respond(it.ID(), "approve", nil, nil); err != nil {
+			t.Error(err)
+		}
+	})
+	if err != nil || r.Action != "approve" {
+		t.Fatalf("second attempt = %+v, %v", r, err)
+	}
+	var poll, stream *hitltest.Request
+	for _, q := range svc.Requests()[seen:] {
+		switch {
+		case poll == nil && strings.HasSuffix(q.Path, "/status"):
+			poll = &q
+		case stream == nil && strings.HasSuffix(q.Path, "/events"):
+			stream = &q
+		}
+	}
+	if got := poll.Header.Get("If-None-Match"); got != from.ETag || poll.Status != http.StatusNotModified {
+		t.Errorf("second attempt's first poll: If-None-Match %q, answered %d; want %q and 304", got, poll.Status, from.ETag)
+	}
+	if got := stream.Header.Get("Last-Event-ID"); got != from.LastEventID {
+		t.Errorf("second attempt's stream: Last-Event-ID %q, want %q", got, from.LastEventID)
 	}
 }
 
