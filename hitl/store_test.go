@@ -178,14 +178,14 @@ func failingClient(t *testing.T) *http.Client {
 
 // BenchmarkStorePut measures keeping one open interrupt (a HITL case with its form) in each
 // store: the time of a Put, committed to disk for the file store, and the file's bytes per
-// interrupt kept.
+// interrupt kept; one Put at a time, and ("file-concurrent") 64 waits putting at once.
 func BenchmarkStorePut(b *testing.B) {
 	it := interrupt("review_c1", time.Hour)
-	for _, name := range []string{"memory", "file"} {
+	for _, name := range []string{"memory", "file", "file-concurrent"} {
 		b.Run(name, func(b *testing.B) {
 			var store hitl.Store = &hitl.MemoryStore{}
 			path := filepath.Join(b.TempDir(), "open.db")
-			if name == "file" {
+			if name != "memory" {
 				fs, err := hitl.OpenFileStore(path)
 				if err != nil {
 					b.Fatal(err)
@@ -193,18 +193,29 @@ func BenchmarkStorePut(b *testing.B) {
 				defer fs.Close()
 				store = fs
 			}
-			n := 0
-			for b.Loop() {
+			var count atomic.Int64
+			put := func() {
 				cp := *it
 				cs := *it.Case
-				cs.CaseID = fmt.Sprintf("review_%d", n)
+				cs.CaseID = fmt.Sprintf("review_%d", count.Add(1))
 				cp.Case = &cs
 				if err := store.Put(context.Background(), &cp); err != nil {
-					b.Fatal(err)
+					b.Error(err)
 				}
-				n++
 			}
-			if name == "file" {
+			if name == "file-concurrent" {
+				b.SetParallelism(32) // 64 goroutines on 2 cores
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						put()
+					}
+				})
+			} else {
+				for b.Loop() {
+					put()
+				}
+			}
+			if n := count.Load(); name != "memory" {
 				if st, err := os.Stat(path); err == nil && n > 0 {
 					b.ReportMetric(float64(st.Size())/float64(n), "file-bytes/interrupt")
 				}

@@ -53,7 +53,7 @@ func main() {
 	hxpServer := flag.Bool("hxp", false, "with -serve: serve the fake HXP server instead of the HITL service")
 	retryAfter := flag.Duration("retry-after", 10*time.Second, "Retry-After the fake service sends")
 	waits := flag.String("waits", "100,1000,10000", "numbers of concurrent waits, comma-separated")
-	ways := flag.String("ways", "poll,sse,callback,naive,a2a,hxp", "ways of waiting, comma-separated (a2a: polling A2A tasks; hxp: HXP requests over WebSocket)")
+	ways := flag.String("ways", "poll,sse,callback,naive,a2a,hxp", "ways of waiting, comma-separated (a2a: polling A2A tasks; hxp: HXP requests over WebSocket; store: polling with a file store)")
 	window := flag.Duration("window", 20*time.Second, "decisions fall at random times within this window")
 	seed := flag.Int64("seed", 1, "seed of the decision times")
 	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")

@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 func TestSmoke(t *testing.T) {
 	var out bytes.Buffer
 	cfg := config{Window: time.Second, RetryAfter: time.Second, Seed: 1}
-	rows, err := measureAll(t.Context(), cfg, "20", "poll,sse,callback,a2a,hxp")
+	rows, err := measureAll(t.Context(), cfg, "20", "poll,sse,callback,a2a,hxp,store")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,10 @@ func TestSmoke(t *testing.T) {
 		if r.Failed != 0 || r.Leftover > 0 || r.Waits != 20 {
 			t.Errorf("%s: %d failed, %d goroutines left", r.Way, r.Failed, r.Leftover)
 		}
-		if (r.Way == "poll" || r.Way == "a2a") && r.Requests > r.MinRequests+int64(r.Waits) {
+		if (r.Way == "store") != (r.StorePerWait > 0) {
+			t.Errorf("%s: %.0f bytes of store per wait", r.Way, r.StorePerWait)
+		}
+		if (r.Way == "poll" || r.Way == "a2a" || r.Way == "store") && r.Requests > r.MinRequests+int64(r.Waits) {
 			t.Errorf("poll: %d requests, minimum %d", r.Requests, r.MinRequests)
 		}
 	}

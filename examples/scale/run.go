@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"slices"
@@ -45,6 +46,9 @@ type row struct {
 	P99                time.Duration `json:"p99"`
 	Leftover           int           `json:"leftover"`
 	Failed             int           `json:"failed"`
+	// StorePerWait is the store file's size at the end of a "store" run over the waits: the
+	// disk an open interrupt costs at the peak (bbolt keeps a file at its largest size).
+	StorePerWait float64 `json:"store_per_wait"` // bytes
 }
 
 // counter counts the bytes a client's connections carry and the requests it sends.
@@ -168,6 +172,22 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	hc, tr := newHTTPClient(&cnt, roots)
 	naiveRoots = roots
 	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP(), hitl.WithAllowPrivateAddresses()}
+	storePath := ""
+	if way == "store" {
+		// Polling, with every open interrupt kept in a file store (WithStore).
+		dir, err := os.MkdirTemp("", "scale-store")
+		if err != nil {
+			return r, err
+		}
+		defer os.RemoveAll(dir)
+		storePath = filepath.Join(dir, "hitl.db")
+		st, err := hitl.OpenFileStore(storePath)
+		if err != nil {
+			return r, err
+		}
+		defer st.Close()
+		opts = append(opts, hitl.WithStore(st))
+	}
 	var cbURL string
 	closeReceiver := func() {}
 	if way == "callback" {
@@ -196,7 +216,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		if way == "naive" {
 			return naiveWait(ctx, its[i].Case.PollURL)
 		}
-		_, err := client.Wait(ctx, its[i], &hitl.WaitOptions{PollOnly: way == "poll", NoReminders: true})
+		_, err := client.Wait(ctx, its[i], &hitl.WaitOptions{PollOnly: way == "poll" || way == "store", NoReminders: true})
 		return err
 	}
 	answer := func(i int) error { return decide(ctx, person, its[i].Case.ReviewURL) }
@@ -205,11 +225,15 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		counted = &naiveCounter
 	}
 	var closed sync.Once
-	return runWaits(ctx, cfg, r, counted, wait, answer, func() {
+	r, err = runWaits(ctx, cfg, r, counted, wait, answer, func() {
 		tr.CloseIdleConnections()
 		person.CloseIdleConnections()
 		closed.Do(closeReceiver) // the callback receiver's connections are the server's, not the waits'
 	})
+	if fi, serr := os.Stat(storePath); storePath != "" && serr == nil {
+		r.StorePerWait = float64(fi.Size()) / float64(n)
+	}
+	return r, err
 }
 
 // runWaits is one measurement: n waits started at once (wait(i) for each), measured once
@@ -426,11 +450,15 @@ func printTable(out io.Writer, cfg config, rows []row) {
 	}
 	fmt.Fprintf(out, "%d cores, %s, %s/%s; %s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, proto, cfg.Window, cfg.RetryAfter)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\t")
+	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\tstore/wait\t")
 	for _, r := range rows {
-		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t\n", r.Way, r.Waits,
+		store := "-"
+		if r.StorePerWait > 0 {
+			store = fmt.Sprintf("%.1f KiB", r.StorePerWait/1024)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t%s\t\n", r.Way, r.Waits,
 			r.HeapPerWait/1024, r.RSSPerWait/1024, r.GoroutinesPerWait, r.Sockets, r.Requests, r.MinRequests, float64(r.Bytes)/1024/float64(r.Waits),
-			r.LastDecisionToDone.Round(time.Millisecond), r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Leftover, r.Failed)
+			r.LastDecisionToDone.Round(time.Millisecond), r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Leftover, r.Failed, store)
 	}
 	_ = w.Flush()
 }
