@@ -164,12 +164,14 @@ type (
 		Metadata  json.RawMessage `json:"metadata,omitempty"`
 	}
 	text03 struct {
-		Kind string `json:"kind"`
-		Text string `json:"text"`
+		Kind     string          `json:"kind"`
+		Text     string          `json:"text"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	data03 struct {
-		Kind string          `json:"kind"`
-		Data json.RawMessage `json:"data"`
+		Kind     string          `json:"kind"`
+		Data     json.RawMessage `json:"data"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	file03 struct {
 		Kind string `json:"kind"`
@@ -179,23 +181,28 @@ type (
 			Name     string `json:"name,omitempty"`
 			MimeType string `json:"mimeType,omitempty"`
 		} `json:"file"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	textProto struct {
-		Text string `json:"text"`
+		Text     string          `json:"text"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	dataProto struct {
-		Data json.RawMessage `json:"data"`
+		Data     json.RawMessage `json:"data"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	fileProto struct {
-		URL       string `json:"url,omitempty"`
-		Raw       []byte `json:"raw,omitempty"`
-		Filename  string `json:"filename,omitempty"`
-		MediaType string `json:"mediaType,omitempty"`
+		URL       string          `json:"url,omitempty"`
+		Raw       []byte          `json:"raw,omitempty"`
+		Filename  string          `json:"filename,omitempty"`
+		MediaType string          `json:"mediaType,omitempty"`
+		Metadata  json.RawMessage `json:"metadata,omitempty"`
 	}
 	dataREST03 struct {
 		Data struct {
 			Data json.RawMessage `json:"data"`
 		} `json:"data"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 	fileREST03 struct {
 		File struct {
@@ -203,6 +210,7 @@ type (
 			FileWithBytes []byte `json:"fileWithBytes,omitempty"`
 			MimeType      string `json:"mimeType,omitempty"`
 		} `json:"file"`
+		Metadata json.RawMessage `json:"metadata,omitempty"`
 	}
 )
 
@@ -222,30 +230,33 @@ func encodeMessage(b Binding, m *Message) any {
 	}
 }
 
+// encodePart spells a part for b, with its metadata (every binding's Part has one; an ADK
+// agent reads a function response's type from it).
 func encodePart(b Binding, p Part) any {
+	meta := p.Metadata
 	switch {
 	case len(p.Data) > 0 && b == JSONRPC03:
-		return data03{Kind: "data", Data: p.Data}
+		return data03{Kind: "data", Data: p.Data, Metadata: meta}
 	case len(p.Data) > 0 && b == REST03:
-		var d dataREST03
+		d := dataREST03{Metadata: meta}
 		d.Data.Data = p.Data
 		return d
 	case len(p.Data) > 0:
-		return dataProto{Data: p.Data}
+		return dataProto{Data: p.Data, Metadata: meta}
 	case (p.URL != "" || p.Raw != nil) && b == JSONRPC03:
-		f := file03{Kind: "file"}
+		f := file03{Kind: "file", Metadata: meta}
 		f.File.URI, f.File.Bytes, f.File.Name, f.File.MimeType = p.URL, p.Raw, p.Filename, p.MediaType
 		return f
 	case (p.URL != "" || p.Raw != nil) && b == REST03:
-		var f fileREST03
+		f := fileREST03{Metadata: meta}
 		f.File.FileWithURI, f.File.FileWithBytes, f.File.MimeType = p.URL, p.Raw, p.MediaType
 		return f
 	case p.URL != "" || p.Raw != nil:
-		return fileProto{URL: p.URL, Raw: p.Raw, Filename: p.Filename, MediaType: p.MediaType}
+		return fileProto{URL: p.URL, Raw: p.Raw, Filename: p.Filename, MediaType: p.MediaType, Metadata: meta}
 	case b == JSONRPC03:
-		return text03{Kind: "text", Text: p.Text}
+		return text03{Kind: "text", Text: p.Text, Metadata: meta}
 	default:
-		return textProto{Text: p.Text}
+		return textProto{Text: p.Text, Metadata: meta}
 	}
 }
 

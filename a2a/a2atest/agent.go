@@ -48,7 +48,8 @@ const (
 	// is a data part {"type":"tool_approval","decision","tool_call_id"}.
 	StyleHectorV2
 	// StyleADK: a data part holding the adk_request_confirmation function call; the answer is
-	// its function response {"confirmed": bool}.
+	// its function response {"confirmed": bool}, a data part whose metadata says adk_type
+	// "function_response" (without it ADK's server reads plain data: a deny here).
 	StyleADK
 )
 
@@ -444,7 +445,7 @@ func (a *Agent) decide(t *task, parts []a2a.Part) string {
 			continue
 		}
 		switch {
-		case a.cfg.style == StyleADK && d.Name == "adk_request_confirmation" && d.ID == fmt.Sprintf("adk-%s-%d", t.id, t.asked):
+		case a.cfg.style == StyleADK && d.Name == "adk_request_confirmation" && d.ID == fmt.Sprintf("adk-%s-%d", t.id, t.asked) && adkType(p.Metadata) == "function_response":
 			if d.Response.Confirmed {
 				return "approve"
 			}
@@ -463,6 +464,17 @@ func (a *Agent) decide(t *task, parts []a2a.Part) string {
 		}
 	}
 	return "deny" // Hector's safe default
+}
+
+// adkType is a part's adk_type metadata: ADK's A2A server reads a data part as a function
+// response only when it says "function_response" (adka2a's part conversion); any other data
+// part is plain data, and the confirmation stays unanswered.
+func adkType(meta json.RawMessage) string {
+	var m struct {
+		Type string `json:"adk_type"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	return m.Type
 }
 
 // answer advances t with a resume's parts. Called with a.mu held.

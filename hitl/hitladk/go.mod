@@ -3,6 +3,7 @@ module github.com/hitlkit/hitlkit/hitl/hitladk
 go 1.25.0
 
 require (
+	github.com/a2aproject/a2a-go/v2 v2.3.1
 	github.com/hitlkit/hitlkit v0.0.0
 	go.uber.org/goleak v1.3.0
 	google.golang.org/genai v1.57.0
@@ -11,6 +12,8 @@ require (
 require (
 	github.com/google/safehtml v0.1.0 // indirect
 	go.opentelemetry.io/otel/log v0.19.0 // indirect
+	golang.org/x/mod v0.38.0 // indirect
+	golang.org/x/sync v0.22.0 // indirect
 )
 
 require (
