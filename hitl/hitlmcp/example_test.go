@@ -4,10 +4,15 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
+	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
 // An MCP server's tool asks the agent's human how much it may spend; the agent's client
@@ -51,4 +56,60 @@ func ExampleElicitationHandler() {
 	// Output:
 	// asked: How much may I spend?
 	// bought for 250
+}
+
+// An MCP server's delete_file tool calls a backend that wants a person to approve first. The
+// tool answers "input required" with the review link; the agent's client forwards it (here
+// the person approves at once), retries, and gets the tool's result.
+func ExampleTool() {
+	ctx := context.Background()
+	backend := hitltest.Start(hitltest.WithRetryAfter(time.Second)) // a HITL service
+	defer backend.Close()
+	hc, err := hitl.NewClient(hitl.WithHTTPClient(backend.Client()), hitl.WithAllowLocalHTTP())
+	if err != nil {
+		log.Fatal(err)
+	}
+	tool := &hitlmcp.Tool{Client: hc, Secret: []byte("a-secret-of-at-least-thirty-two-bytes!"),
+		Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodPost, backend.URL+"/actions/approval", strings.NewReader(`{}`))
+		},
+		Result: func(_ context.Context, _ *http.Response, r *hitl.Result) (*mcp.CallToolResult, error) {
+			done := "not deleted"
+			if r != nil && r.DecidedByHuman() && r.Action == "approve" {
+				done = "deleted"
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: done}}}, nil
+		}}
+	server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, tool.Handle)
+
+	forward := func(_ context.Context, it *hitl.Interrupt) error {
+		if it.Reminder == 0 && strings.HasPrefix(it.Case.ReviewURL, backend.URL) {
+			fmt.Println("review link forwarded")
+		}
+		return backend.Respond(it.ID(), "approve", nil, nil) // the person approves
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: hitlmcp.ElicitationHandler(forward, nil),
+		Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "delete_file"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// review link forwarded
+	// deleted
 }

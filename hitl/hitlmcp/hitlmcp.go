@@ -6,6 +6,10 @@
 // link, through the same [hitl.Forwarder] the agent uses for HITL cases; a form-mode
 // elicitation goes to a [FormAsker] — an HXP PROVIDE, an HI interaction, a chat — and the
 // answer is checked against the requested schema before it goes back to the server.
+//
+// [Tool] is the server side: a tool whose backend may answer with a HITL 202 returns MCP's
+// "input required" with the review URL, the pending case sealed in requestState, and the
+// client's retry returns the person's decision as the tool's result.
 package hitlmcp
 
 import (

@@ -9,9 +9,14 @@ import (
 
 // TestREADME type-checks the README's blocks that use this module.
 func TestREADME(t *testing.T) {
-	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 1, readme.Using("hitlmcp."), `package snippet
+	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 2, readme.Using("hitlmcp."), `package snippet
 
 import (
+	"context"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
 )
@@ -19,11 +24,18 @@ import (
 var (
 	fwd            hitl.Forwarder
 	askMyHumanForm hitlmcp.FormAsker
+	hitlClient     *hitl.Client
+	key            []byte
+	server         *mcp.Server
 )
+
+func backendRequest(context.Context, *mcp.CallToolRequest) (*http.Request, error)     { return nil, nil }
+func toolResult(*http.Response, *hitl.Result) (*mcp.CallToolResult, error)            { return nil, nil }
 `, map[string]string{
 		"mcp":     "github.com/modelcontextprotocol/go-sdk/mcp",
 		"hitlmcp": "github.com/hitlkit/hitlkit/hitl/hitlmcp",
 		"hitl":    "github.com/hitlkit/hitlkit/hitl",
 		"context": "context",
+		"http":    "net/http",
 	})
 }
