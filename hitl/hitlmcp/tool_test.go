@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
-	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
 
 var secret = []byte("a-secret-of-at-least-thirty-two-bytes!")
