@@ -2,7 +2,12 @@ package hitladk_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
 
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/session"
@@ -11,6 +16,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -38,4 +44,80 @@ func ExamplePending() {
 	// Output:
 	// confirm: delete_file /tmp/report.txt
 	// deleting /tmp/report.txt
+}
+
+// An ADK agent's delete_file tool requires confirmation. The host puts each confirmation on a
+// HITL service's review page (the fake, hitltest), where a person decides, and resumes the
+// agent with the decision: approving runs the tool; rejecting does not, and neither does a
+// confirmation nobody answers before it expires.
+func Example_reviewPage() {
+	ctx := context.Background()
+	svc := hitltest.Start(hitltest.WithRetryAfter(time.Second), hitltest.WithCaseLifetime(3*time.Second))
+	defer svc.Close()
+	for _, person := range []string{"approve", "reject", "nobody"} {
+		// The forwarder hands the review link to the person, who answers on the page.
+		forward := func(ctx context.Context, it *hitl.Interrupt) error {
+			if person == "nobody" || it.Reminder > 0 {
+				return nil
+			}
+			return onReviewPage(ctx, svc.Client(), it.Case.ReviewURL, person)
+		}
+		client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		del, _ := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
+			func(_ agent.Context, a deleteArgs) (map[string]any, error) {
+				fmt.Println("  deleting", a.Path)
+				return map[string]any{"deleted": a.Path}, nil
+			})
+		turn, err := newAgent(ctx, del)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
+
+		for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
+			body, _ := json.Marshal(map[string]any{"tool": p.Tool, "args": p.Args})
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
+			resp, err := client.Do(ctx, req, nil) // the review link goes to the person; Do waits for the decision
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			_ = resp.Body.Close()
+			fmt.Printf("%s: %s %s\n", person, resp.Result.Status, resp.Result.Action)
+			run(hitladk.Response(p, resp.Result))
+		}
+	}
+	// Output:
+	// approve: completed approve
+	//   deleting /tmp/report.txt
+	// reject: completed reject
+	// nobody: expired
+}
+
+// onReviewPage is the person: opens the review page and submits its form with action.
+func onReviewPage(ctx context.Context, hc *http.Client, reviewURL, action string) error {
+	page, err := http.NewRequestWithContext(ctx, http.MethodGet, reviewURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := hc.Do(page)
+	if err != nil {
+		return err
+	}
+	_ = resp.Body.Close()
+	form, err := http.NewRequestWithContext(ctx, http.MethodPost, reviewURL, strings.NewReader(url.Values{"action": {action}}.Encode()))
+	if err != nil {
+		return err
+	}
+	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err = hc.Do(form)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }
