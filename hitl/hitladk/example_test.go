@@ -67,11 +67,7 @@ func Example_reviewPage() {
 			fmt.Println(err)
 			return
 		}
-		del, _ := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
-			func(_ agent.Context, a deleteArgs) (map[string]any, error) {
-				fmt.Println("  deleting", a.Path)
-				return map[string]any{"deleted": a.Path}, nil
-			})
+		del, _ := deleteFile(func(path string) { fmt.Println("  deleting", path) }) // as in ExamplePending
 		turn, err := newAgent(ctx, del)
 		if err != nil {
 			fmt.Println(err)

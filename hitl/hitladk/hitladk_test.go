@@ -48,6 +48,15 @@ type deleteArgs struct {
 	Path string `json:"path"`
 }
 
+// deleteFile is a delete_file tool that requires confirmation and reports each deletion.
+func deleteFile(deleted func(path string)) (tool.Tool, error) {
+	return functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
+		func(_ agent.Context, a deleteArgs) (map[string]any, error) {
+			deleted(a.Path)
+			return map[string]any{"deleted": a.Path}, nil
+		})
+}
+
 // newAgent starts an ADK agent on the scripted model with tool, in a fresh session of an
 // in-memory runner, and returns what runs one turn of it and collects the turn's events.
 func newAgent(ctx context.Context, tl tool.Tool) (turn func(*genai.Content) ([]*session.Event, error), err error) {
@@ -83,11 +92,7 @@ func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request
 	t.Helper()
 	ctx := t.Context()
 	var deleted atomic.Bool
-	del, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
-		func(_ agent.Context, a deleteArgs) (map[string]any, error) {
-			deleted.Store(true)
-			return map[string]any{"deleted": a.Path}, nil
-		})
+	del, err := deleteFile(func(string) { deleted.Store(true) })
 	if err != nil {
 		t.Fatal(err)
 	}

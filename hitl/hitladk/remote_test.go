@@ -7,13 +7,11 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/agent/llmagent"
 	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/server/adka2a/v2"
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/adk/v2/tool"
-	"google.golang.org/adk/v2/tool/functiontool"
 
 	"github.com/hitlkit/hitlkit/a2a"
 )
@@ -26,11 +24,7 @@ import (
 func TestRemoteADKAgent(t *testing.T) {
 	for _, confirmed := range []bool{true, false} {
 		var deleted atomic.Bool
-		del, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
-			func(_ agent.Context, a deleteArgs) (map[string]any, error) {
-				deleted.Store(true)
-				return map[string]any{"deleted": a.Path}, nil
-			})
+		del, err := deleteFile(func(string) { deleted.Store(true) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,6 +33,21 @@ func call(t *testing.T, ask *mcp.ElicitParams, handler func(context.Context, *mc
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
 			Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
 	})
+	cs := connect(t, server, client)
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask"})
+	if err != nil {
+		return "", err
+	}
+	if res.IsError {
+		return "", fmt.Errorf("tool error: %v", res.Content)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, nil
+}
+
+// connect connects client to server in process, over the in-memory transport; the session
+// closes when the test ends.
+func connect(t *testing.T, server *mcp.Server, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)
 	if err != nil {
@@ -42,15 +57,8 @@ func call(t *testing.T, ask *mcp.ElicitParams, handler func(context.Context, *mc
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cs.Close(); _ = ss.Wait() }()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask"})
-	if err != nil {
-		return "", err
-	}
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %v", res.Content)
-	}
-	return res.Content[0].(*mcp.TextContent).Text, nil
+	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
+	return cs
 }
 
 var budget = map[string]any{"type": "object", "properties": map[string]any{

@@ -53,18 +53,7 @@ func (f *files) session(t *testing.T, name string, o *mcp.ClientOptions) *mcp.Cl
 	server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, f.tool.Handle)
 	o.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o)
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := client.Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close(); _ = ss.Wait() })
-	return cs
+	return connect(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o))
 }
 
 func text(r *mcp.CallToolResult) string {

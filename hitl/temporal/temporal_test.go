@@ -130,24 +130,15 @@ func TestWorkerDiesMidWait(t *testing.T) {
 // and returns the human's decision; past the case's expiry it returns the expiry with the
 // default applied.
 func TestWatchActivity(t *testing.T) {
-	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Do(t.Context(), newCall(t, svc.URL+"/actions/approval"), &hitl.CallOptions{DetectOnly: true})
-	if err != nil || resp.Interrupt == nil {
-		t.Fatalf("Do = %v, %v", resp, err)
-	}
-	_ = resp.Body.Close()
-	if err := svc.Respond(resp.Interrupt.ID(), "approve", nil, nil); err != nil {
+	svc, c, it := openCase(t)
+	if err := svc.Respond(it.ID(), "approve", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var s testsuite.WorkflowTestSuite
 	ae := s.NewTestActivityEnvironment()
 	a := &ht.Activities{Client: c}
 	ae.RegisterActivityWithOptions(a.Watch, activity.RegisterOptions{Name: ht.ActivityWatch})
-	v, err := ae.ExecuteActivity(ht.ActivityWatch, *resp.Interrupt)
+	v, err := ae.ExecuteActivity(ht.ActivityWatch, *it)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,17 +154,8 @@ func TestWatchActivity(t *testing.T) {
 // poll carries the entity tag, its stream the last event id, so nothing is replayed — and
 // returns the decision.
 func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
-	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := c.Do(t.Context(), newCall(t, svc.URL+"/actions/approval"), &hitl.CallOptions{DetectOnly: true})
-	if err != nil || resp.Interrupt == nil {
-		t.Fatalf("Do = %v, %v", resp, err)
-	}
-	_ = resp.Body.Close()
-	it := *resp.Interrupt
+	svc, c, opened := openCase(t)
+	it := *opened
 	if err := svc.Open(it.ID()); err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +205,7 @@ func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
 		return &r, v.Get(&r)
 	}
 
-	_, err = attempt(nil, func() { svc.FailNext(it.ID(), hitltest.FaultUnauthorized, 1) })
+	_, err := attempt(nil, func() { svc.FailNext(it.ID(), hitltest.FaultUnauthorized, 1) })
 	mu.Lock()
 	from := last
 	mu.Unlock()
@@ -257,13 +239,24 @@ func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
 	}
 }
 
-func newCall(t *testing.T, url string) *http.Request {
+// openCase starts the fake service and a client of it, and opens a case on it.
+func openCase(t *testing.T) (*hitltest.Server, *hitl.Client, *hitl.Interrupt) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{}`))
+	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
+	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return req
+	req, err := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(t.Context(), req, &hitl.CallOptions{DetectOnly: true})
+	if err != nil || resp.Interrupt == nil {
+		t.Fatalf("Do = %v, %v", resp, err)
+	}
+	_ = resp.Body.Close()
+	return svc, c, resp.Interrupt
 }
 
 // TestMain checks for leaked goroutines. The test environment leaves behind the goroutines of
