@@ -8,7 +8,6 @@ require (
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0
 	go.temporal.io/server v1.32.1
-	go.uber.org/goleak v1.3.0
 )
 
 require (
