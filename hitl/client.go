@@ -446,7 +446,7 @@ type WaitOptions struct {
 	// From carries on a wait that another process began: its entity tag goes with the first
 	// poll (If-None-Match) and its event id with the first stream connection
 	// (Last-Event-ID), so the service answers 304 while nothing changed and the stream
-	// replays no event already handled. Nil starts afresh.
+	// replays no event already handled. Nil starts afresh. A2A tasks ignore it.
 	From *Checkpoint
 	// OnCheckpoint, when set, is called each time the wait's Checkpoint moves (a new entity
 	// tag, a new event id), never concurrently; keep the last one to carry the wait on
