@@ -1,7 +1,8 @@
 // Package temporal runs hitlkit's waits as Temporal workflows, for decisions that take days and
 // waits that must outlive any one worker: the workflow owns the clock (the case's expiry and
-// its reminders are durable timers), an activity runs hitl's own wait with heartbeats and is
-// retried on another worker when its worker dies, and a notification any replica receives (a
+// its reminders are durable timers), an activity runs hitl's own wait, heartbeating its
+// checkpoint, and is retried on another worker when its worker dies, carrying on from the last
+// checkpoint; and a notification any replica receives (a
 // signed callback, an A2A push, a chat button) becomes a validated Update that makes the wait
 // look again at once.
 //
