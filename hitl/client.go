@@ -749,7 +749,7 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
 func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func(), trusted bool, settle func(*Result), mark func(eventID string)) {
 	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
-		mark(ev.ID)
+		defer mark(ev.ID) // once handled: a process that stops first sees the event again
 		u, r, terminal := decodeEvent(cs, ev)
 		if terminal {
 			if trusted && r != nil {
