@@ -75,18 +75,28 @@ func Example_reviewPage() {
 		}
 		run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
 
-		for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
+		// The Asker: each pause becomes a case on the service; Do forwards the review link and
+		// waits for the decision.
+		ask := func(ctx context.Context, p hitladk.Request) (*hitl.Result, error) {
 			body, _ := json.Marshal(map[string]any{"tool": p.Tool, "args": p.Args})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
-			resp, err := client.Do(ctx, req, nil) // the review link goes to the person; Do waits for the decision
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
 			if err != nil {
-				fmt.Println(err)
-				return
+				return nil, err
+			}
+			resp, err := client.Do(ctx, req, nil)
+			if err != nil {
+				return nil, err
 			}
 			_ = resp.Body.Close()
 			fmt.Printf("%s: %s %s\n", person, resp.Result.Status, resp.Result.Action)
-			run(hitladk.Response(p, resp.Result))
+			return resp.Result, nil
 		}
+		msg, err := hitladk.Answer(ctx, hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))), ask)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		run(msg)
 	}
 	// Output:
 	// approve: completed approve

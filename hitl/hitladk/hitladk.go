@@ -11,8 +11,11 @@
 package hitladk
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sync"
 
 	"google.golang.org/adk/v2/session"
 	"google.golang.org/adk/v2/tool/toolconfirmation"
@@ -112,6 +115,42 @@ func Response(req Request, r *hitl.Result) *genai.Content {
 	}
 	return &genai.Content{Role: string(genai.RoleUser), Parts: []*genai.Part{{
 		FunctionResponse: &genai.FunctionResponse{ID: req.CallID, Name: req.Name, Response: response}}}}
+}
+
+// Asker puts one pause in front of a person and returns the person's Result: a HITL service
+// call ([hitl.Client.Do]), an HXP request, an HI fan-out — whichever way the host chooses. An
+// expiry or a cancellation is a Result; an error means the outcome is unknown.
+type Asker func(ctx context.Context, req Request) (*hitl.Result, error)
+
+// Answer asks every pause in reqs at once, each with ask, and returns one message holding all
+// the responses (in the order of reqs) for the run to resume with: a run paused on several
+// confirmations resumes when each has its response. If any ask fails, Answer returns no
+// message and the errors, once every ask has returned; nothing was answered. Cancelling ctx
+// cancels the asks.
+func Answer(ctx context.Context, reqs []Request, ask Asker) (*genai.Content, error) {
+	if ask == nil {
+		return nil, errors.New("hitladk: Answer needs an Asker")
+	}
+	results := make([]*hitl.Result, len(reqs))
+	errs := make([]error, len(reqs))
+	var wg sync.WaitGroup
+	for i, req := range reqs {
+		wg.Go(func() {
+			results[i], errs[i] = ask(ctx, req)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("hitladk: ask %s (call %s): %w", req.Tool, req.CallID, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	msg := &genai.Content{Role: string(genai.RoleUser)}
+	for i, req := range reqs {
+		msg.Parts = append(msg.Parts, Response(req, results[i]).Parts...)
+	}
+	return msg, nil
 }
 
 func statusOf(r *hitl.Result) transport.Status {

@@ -2,7 +2,9 @@ package hitladk_test
 
 import (
 	"context"
+	"errors"
 	"iter"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -146,3 +148,37 @@ func TestConfirmation(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestAnswer: several pauses are asked at once and answered in one message, in order; one
+// failed ask answers none.
+func TestAnswer(t *testing.T) {
+	reqs := []hitladk.Request{
+		{CallID: "c1", Name: toolconfirmation.FunctionCallName, Tool: "delete_file"},
+		{CallID: "c2", Name: hitladk.InputCallName},
+	}
+	ask := func(_ context.Context, r hitladk.Request) (*hitl.Result, error) {
+		if r.CallID == "c1" {
+			return &hitl.Result{Status: transport.StatusCompleted, Action: "approve"}, nil
+		}
+		return &hitl.Result{Status: transport.StatusCompleted, Action: "submit", Data: []byte(`{"name":"Ana"}`)}, nil
+	}
+	msg, err := hitladk.Answer(t.Context(), reqs, ask)
+	if err != nil || len(msg.Parts) != 2 {
+		t.Fatalf("Answer = %+v, %v", msg, err)
+	}
+	c1, c2 := msg.Parts[0].FunctionResponse, msg.Parts[1].FunctionResponse
+	if c1.ID != "c1" || c1.Response["confirmed"] != true || c2.ID != "c2" || c2.Response["action"] != "submit" {
+		t.Errorf("responses %+v, %+v", c1, c2)
+	}
+
+	lost := errors.New("service unreachable")
+	msg, err = hitladk.Answer(t.Context(), reqs, func(ctx context.Context, r hitladk.Request) (*hitl.Result, error) {
+		if r.CallID == "c2" {
+			return nil, lost
+		}
+		return ask(ctx, r)
+	})
+	if msg != nil || !errors.Is(err, lost) || !strings.Contains(err.Error(), "c2") {
+		t.Errorf("with a failed ask: %+v, %v", msg, err)
+	}
+}
