@@ -10,6 +10,9 @@
 // [Tool] is the server side: a tool whose backend may answer with a HITL 202 returns MCP's
 // "input required" with the review URL, the pending case sealed in requestState, and the
 // client's retry returns the person's decision as the tool's result.
+//
+// [Paused] and [Retry] keep a client's paused tool call (an input-required result, or a
+// -32042 error) as a [hitl.Interrupt] that survives a restart, and call the tool again later.
 package hitlmcp
 
 import (
