@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -313,6 +314,9 @@ type CallOptions struct {
 	CallbackURL string
 	// Wait tunes the wait.
 	Wait *WaitOptions
+	// Labels are copied onto the Interrupt the call returns, before it is forwarded and kept
+	// (see [Interrupt].Labels).
+	Labels map[string]string
 }
 
 // Response is what [Client.Do] returns: the service's response, and, when it asked for a
@@ -355,6 +359,9 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 	}
 	out := &Response{Response: resp}
 	it, err := c.Detect(resp)
+	if it != nil && len(o.Labels) > 0 {
+		it.Labels = maps.Clone(o.Labels)
+	}
 	if err != nil || it == nil || o.DetectOnly {
 		out.Interrupt = it
 		return out, err

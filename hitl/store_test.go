@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -47,10 +48,11 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 				}
 				first := client()
 				ctx, stop := context.WithCancel(t.Context())
-				for range 2 {
+				for i := range 2 {
 					go func() {
 						req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", nil)
-						if resp, err := first.Do(ctx, req, nil); err == nil || resp == nil {
+						labels := map[string]string{"ticket": fmt.Sprint("T-", i)} // the caller's own key, kept with the interrupt
+						if resp, err := first.Do(ctx, req, &hitl.CallOptions{Labels: labels}); err == nil || resp == nil {
 							t.Errorf("Do returned %v before the stop", err)
 						}
 					}()
@@ -68,9 +70,11 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 
 				second := client()
 				var calls atomic.Int32
+				var tickets sync.Map
 				failing := errors.New("downstream unavailable")
 				err = second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
 					calls.Add(1)
+					tickets.Store(it.Labels["ticket"], true)
 					if r.Action == "reject" {
 						return failing // kept for the next Resume
 					}
@@ -78,6 +82,11 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 				}, nil)
 				if !errors.Is(err, failing) || calls.Load() != 2 {
 					t.Fatalf("Resume = %v after %d calls", err, calls.Load())
+				}
+				for _, ticket := range []string{"T-0", "T-1"} {
+					if _, ok := tickets.Load(ticket); !ok {
+						t.Errorf("no resumed interrupt carries label ticket=%s", ticket)
+					}
 				}
 				left, _ := store.List(t.Context())
 				if len(left) != 1 || left[0].ID() != ids[1] {

@@ -153,6 +153,30 @@ func Answer(ctx context.Context, reqs []Request, ask Asker) (*genai.Content, err
 	return msg, nil
 }
 
+// The label keys Labels puts on an interrupt.
+const (
+	labelSession = "adk.session"
+	labelCall    = "adk.call_id"
+	labelName    = "adk.name"
+)
+
+// Labels are the keys to open a pause's case with (hitl.CallOptions.Labels): the ADK session
+// and the pausing call. The interrupt keeps them, in its JSON and in a hitl.Store, so that a
+// host that restarts answers the right pause: [PauseOf] reads them back in a
+// hitl.ResumeHandler.
+func Labels(sessionID string, req Request) map[string]string {
+	return map[string]string{labelSession: sessionID, labelCall: req.CallID, labelName: req.Name}
+}
+
+// PauseOf is the session and the pause an interrupt was opened for, from its Labels — enough
+// for [Response] — and false when it carries none.
+func PauseOf(it *hitl.Interrupt) (sessionID string, req Request, ok bool) {
+	if it == nil || it.Labels[labelCall] == "" || it.Labels[labelName] == "" {
+		return "", Request{}, false
+	}
+	return it.Labels[labelSession], Request{CallID: it.Labels[labelCall], Name: it.Labels[labelName]}, true
+}
+
 func statusOf(r *hitl.Result) transport.Status {
 	if r == nil {
 		return transport.StatusFailed
