@@ -176,16 +176,12 @@ func TestInterruptResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
 		first, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-		resp, err := first.Do(t.Context(), post(t, s.URL+"/actions/approval", "Bearer agent-key"), &hitl.CallOptions{DetectOnly: true})
-		if err != nil || resp.Interrupt == nil {
-			t.Fatalf("Do = %v, %v", resp, err)
-		}
-		_ = resp.Body.Close()
-		saved, err := json.Marshal(resp.Interrupt)
+		it := detect(t, first, post(t, s.URL+"/actions/approval", "Bearer agent-key"))
+		saved, err := json.Marshal(it)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Respond(resp.Interrupt.ID(), "reject", map[string]any{"feedback": "not today"}, nil); err != nil {
+		if err := s.Respond(it.ID(), "reject", map[string]any{"feedback": "not today"}, nil); err != nil {
 			t.Fatal(err)
 		}
 
@@ -193,13 +189,13 @@ func TestInterruptResumes(t *testing.T) {
 		if err := json.Unmarshal(saved, &restored); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(resp.Interrupt, &restored); diff != "" {
+		if diff := cmp.Diff(it, &restored); diff != "" {
 			t.Errorf("round trip (-want +got):\n%s", diff)
 		}
 		second, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()),
 			hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil }))
 		a, err := second.Wait(t.Context(), &restored, nil)
-		b, err2 := second.Wait(t.Context(), resp.Interrupt, nil)
+		b, err2 := second.Wait(t.Context(), it, nil)
 		if err != nil || err2 != nil {
 			t.Fatal(err, err2)
 		}
@@ -317,17 +313,13 @@ func TestFaultsFromTheFake(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					s := hitltest.NewMemoryServer(t, hitltest.WithProfile(profile))
 					c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-					resp, err := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					_ = resp.Body.Close()
-					id := resp.Interrupt.ID()
+					it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
+					id := it.ID()
 					s.FailNext(id, tt.fault, tt.n)
 					if err := s.Respond(id, "approve", nil, nil); err != nil {
 						t.Fatal(err)
 					}
-					res, err := c.Wait(t.Context(), resp.Interrupt, &hitl.WaitOptions{PollOnly: true})
+					res, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true})
 					if tt.wantErr != nil {
 						if !errors.Is(err, tt.wantErr) {
 							t.Fatalf("Wait = %v, %v; want %v", res, err, tt.wantErr)
@@ -360,11 +352,10 @@ func TestRateLimitRespected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRateLimit(5))
 		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-		resp, _ := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-		_ = resp.Body.Close()
-		id := resp.Interrupt.ID()
+		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
+		id := it.ID()
 		time.AfterFunc(3*time.Minute, func() { _ = s.Respond(id, "approve", nil, nil) })
-		if _, err := c.Wait(t.Context(), resp.Interrupt, nil); err != nil {
+		if _, err := c.Wait(t.Context(), it, nil); err != nil {
 			t.Fatal(err)
 		}
 		limited := 0

@@ -281,12 +281,7 @@ func TestChainOfThreeRounds(t *testing.T) {
 		call := func(previous string) *hitl.Interrupt {
 			body := `{"previous_case_id":"` + previous + `"}`
 			req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/approval", strings.NewReader(body))
-			resp, err := c.Do(context.Background(), req, &hitl.CallOptions{DetectOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			return resp.Interrupt
+			return detect(t, c, req)
 		}
 		var revisions []string
 		rounds, err := c.Chain(context.Background(), call(""), func(_ context.Context, h []hitl.Round) (*hitl.Interrupt, error) {
@@ -335,12 +330,7 @@ func TestChainRoundLimit(t *testing.T) {
 		}()
 		call := func() *hitl.Interrupt {
 			req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/approval", nil)
-			resp, err := c.Do(context.Background(), req, &hitl.CallOptions{DetectOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			return resp.Interrupt
+			return detect(t, c, req)
 		}
 		rounds, err := c.Chain(context.Background(), call(), func(context.Context, []hitl.Round) (*hitl.Interrupt, error) { return call(), nil },
 			&hitl.ChainOptions{MaxRounds: 2})

@@ -65,18 +65,14 @@ func pollFor(t *testing.T, r, decideAt time.Duration, withoutETag bool) (int, in
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(r), hitltest.WithoutEvents())
 		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithPollIntervals(time.Second, time.Hour))
-		resp, err := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
+		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 		m := &metering{base: s.Client().Transport, withoutETag: withoutETag}
 		c, _ = hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: m}), hitl.WithPollIntervals(time.Second, time.Hour))
 		go func() {
 			<-time.After(decideAt)
-			_ = s.Respond(resp.Interrupt.ID(), "approve", nil, nil)
+			_ = s.Respond(it.ID(), "approve", nil, nil)
 		}()
-		if _, err := c.Wait(t.Context(), resp.Interrupt, nil); err != nil {
+		if _, err := c.Wait(t.Context(), it, nil); err != nil {
 			t.Fatal(err)
 		}
 		requests, bytes = m.requests, m.bytes
@@ -149,16 +145,12 @@ func TestAtMostSixtyPerMinute(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := hitltest.NewMemoryServer(t, tt.opts...)
 				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-				resp, err := c.Do(t.Context(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = resp.Body.Close()
-				id := resp.Interrupt.ID()
+				it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
+				id := it.ID()
 				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 				defer cancel()
 				tt.setup(s, id, ctx.Done())
-				if _, err := c.Wait(ctx, resp.Interrupt, nil); !errors.Is(err, context.DeadlineExceeded) {
+				if _, err := c.Wait(ctx, it, nil); !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("Wait = %v", err)
 				}
 				var polls []time.Time

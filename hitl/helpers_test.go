@@ -86,3 +86,15 @@ func response202(t *testing.T, reqURL, body string) *http.Response {
 	return &http.Response{StatusCode: http.StatusAccepted, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(bytes.NewBufferString(body)), Request: req}
 }
+
+// detect sends req with c, detecting only, and returns the interrupt its answer carries; a
+// failed call or an answer without one fails the test.
+func detect(t *testing.T, c *hitl.Client, req *http.Request) *hitl.Interrupt {
+	t.Helper()
+	resp, err := c.Do(t.Context(), req, &hitl.CallOptions{DetectOnly: true})
+	if err != nil || resp.Interrupt == nil {
+		t.Fatalf("Do = %v, %v; want an interrupt", resp, err)
+	}
+	_ = resp.Body.Close()
+	return resp.Interrupt
+}

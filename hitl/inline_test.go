@@ -459,12 +459,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/confirmation", strings.NewReader(tt.body))
-			resp, err := c.Do(t.Context(), req, &hitl.CallOptions{DetectOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			it := resp.Interrupt
+			it := detect(t, c, req)
 			cs := *it.Case
 			it.Case = &cs
 			if tt.prepare != nil {

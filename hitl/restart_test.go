@@ -26,17 +26,13 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		want := map[string]string{}
 		var saved [][]byte
 		for _, typ := range []string{"approval", "confirmation", "escalation"} {
-			resp, err := before.Do(context.Background(), post(t, s.URL+"/actions/"+typ, "Bearer agent-key"), &hitl.CallOptions{DetectOnly: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			b, err := json.Marshal(resp.Interrupt)
+			it := detect(t, before, post(t, s.URL+"/actions/"+typ, "Bearer agent-key"))
+			b, err := json.Marshal(it)
 			if err != nil {
 				t.Fatal(err)
 			}
 			saved = append(saved, b)
-			want[resp.Interrupt.ID()] = map[string]string{"approval": "reject", "confirmation": "confirm", "escalation": "abort"}[typ]
+			want[it.ID()] = map[string]string{"approval": "reject", "confirmation": "confirm", "escalation": "abort"}[typ]
 		}
 
 		// The first process waits on all three and is stopped after a minute.
@@ -100,12 +96,8 @@ func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
 		first, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-		resp, err := first.Do(context.Background(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		id := resp.Interrupt.ID()
+		it := detect(t, first, post(t, s.URL+"/actions/approval", ""))
+		id := it.ID()
 		if err := s.Remind(id, "before the restart"); err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +113,7 @@ func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 			<-time.After(10 * time.Minute)
 			_ = s.Respond(id, "approve", nil, nil)
 		}()
-		if _, err := after.Wait(context.Background(), resp.Interrupt, nil); err != nil {
+		if _, err := after.Wait(context.Background(), it, nil); err != nil {
 			t.Fatal(err)
 		}
 		if len(reminders) != 1 || reminders[0] != 1 {
@@ -138,12 +130,7 @@ func TestCarryOnFromCheckpoint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
 		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
-		resp, err := c.Do(context.Background(), post(t, s.URL+"/actions/approval", ""), &hitl.CallOptions{DetectOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		it := resp.Interrupt
+		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 		if err := s.Open(it.ID()); err != nil {
 			t.Fatal(err)
 		}
@@ -151,7 +138,7 @@ func TestCarryOnFromCheckpoint(t *testing.T) {
 		// The first wait runs for a minute and keeps its last checkpoint.
 		var last hitl.Checkpoint
 		ctx, stop := context.WithTimeout(context.Background(), time.Minute)
-		_, err = c.Wait(ctx, it, &hitl.WaitOptions{OnCheckpoint: func(cp hitl.Checkpoint) { last = cp }})
+		_, err := c.Wait(ctx, it, &hitl.WaitOptions{OnCheckpoint: func(cp hitl.Checkpoint) { last = cp }})
 		stop()
 		if !errors.Is(err, context.DeadlineExceeded) || last.ETag == "" || last.LastEventID == "" {
 			t.Fatalf("first wait: %v, checkpoint %+v", err, last)
