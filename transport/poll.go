@@ -62,8 +62,8 @@ type Poller struct {
 	// the same URL saw last, so that a wait carried on by another process is answered 304
 	// while nothing changed. "" sends none.
 	ETag string
-	// OnETag, when set, is called from the polling goroutine with each new entity tag the
-	// server sends.
+	// OnETag, when set, is called with each new entity tag the server sends, one call at a
+	// time, before the poll's answer is decoded.
 	OnETag func(tag string)
 }
 

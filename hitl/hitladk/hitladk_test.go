@@ -182,3 +182,28 @@ func TestAnswer(t *testing.T) {
 		t.Errorf("with a failed ask: %+v, %v", msg, err)
 	}
 }
+
+// TestADKTakesAnUnknownCallID records what ADK v2.0.0 does with a response to a call it did
+// not make: it takes it without an error and the run goes on, so there is no refusal for
+// hitladk to turn into an error; a host must answer only the Requests Pending found. If a
+// newer ADK refuses, this test fails and that refusal should become a typed error.
+func TestADKTakesAnUnknownCallID(t *testing.T) {
+	del, err := deleteFile(func(string) { t.Error("the tool ran on an answer to another call") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err := newAgent(t.Context(), del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := turn(genai.NewContentFromText("clean up the report", genai.RoleUser))
+	pending := hitladk.Pending(evs)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %+v, %v", pending, err)
+	}
+	other := pending[0]
+	other.CallID = "not-a-call-of-this-run"
+	if _, err := turn(hitladk.Response(other, &hitl.Result{Status: transport.StatusCompleted, Action: "approve"})); err != nil {
+		t.Errorf("ADK refused the response: %v — make it a typed error", err)
+	}
+}
