@@ -67,6 +67,35 @@ func ExampleClient_Run() {
 	// completed approve
 }
 
+// Runner holds the run of a paused task as a transport.Waiter, the shape every protocol's
+// wait shares.
+func ExampleClient_Runner() {
+	agent := a2atest.StartAgent()
+	defer agent.Close()
+	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	ep := agent.Endpoint(a2a.JSONRPC03)
+	ev, err := c.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete last month's reports.")}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	approve := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }
+	var w transport.Waiter[*a2a.Pause] = c.Runner(approve, nil)
+	r, err := w.Wait(ctx, a2a.NewPause(ep, ev.Task))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, r.Action)
+	// Output:
+	// completed approve
+}
+
 // Cancel stops a task the agent is still working on, or waiting on; a Run waiting on it
 // then returns a cancelled Result.
 func ExampleClient_Cancel() {

@@ -33,6 +33,10 @@ type WaitOptions struct {
 	// Interval paces the task queries when the agent sends no Retry-After; at least 1 s.
 	// 0 means the client's (WithPollInterval, default 5 s).
 	Interval time.Duration
+	// Wake, when set, makes the wait query the task at once each time it receives: a way of
+	// the caller's own (a chat button, a queue) that learned something. Never closed by
+	// the wait.
+	Wake <-chan struct{}
 }
 
 // Wait waits until the task of p leaves the class it is in: it returns the task once it is
@@ -79,6 +83,21 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 	if o.Push != nil {
 		stop := o.Push.watch(taskID, kick)
 		defer stop()
+	}
+	if o.Wake != nil {
+		done := make(chan struct{})
+		defer func() { cancel(); <-done }()
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-o.Wake:
+					kick()
+				}
+			}
+		}()
 	}
 	if o.Stream {
 		done := make(chan struct{})
@@ -220,6 +239,14 @@ type RunOptions struct {
 	Notify func(ctx context.Context, p *Pause)
 	// Wait configures the waits between turns.
 	Wait WaitOptions
+}
+
+// Runner returns [Client.Run] with ask and o as a [transport.Waiter], to be held beside the
+// other protocols' waits. o is read at each Wait and must not change meanwhile.
+func (c *Client) Runner(ask Asker, o *RunOptions) transport.Waiter[*Pause] {
+	return transport.WaiterFunc[*Pause](func(ctx context.Context, p *Pause) (*transport.Result, error) {
+		return c.Run(ctx, p, ask, o)
+	})
 }
 
 // Run carries a paused task to its end: while the task asks for input it calls ask and

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
@@ -129,6 +130,35 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	ask := o.Ask
 	if ask == nil {
 		ask = func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.Answer{}, ErrNoAsker }
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if ways := c.callerWays(o); len(ways) > 0 {
+		wake := make(chan struct{}, 1)
+		kick := func() {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+		if theirs := ro.Wait.Wake; theirs != nil {
+			wg.Go(func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-theirs:
+						kick()
+					}
+				}
+			})
+		}
+		ro.Wait.Wake = wake
+		for _, w := range ways {
+			wg.Go(func() { c.runWay(ctx, w, it, kick) })
+		}
 	}
 	return ac.Run(ctx, it.Task, ask, &ro)
 }

@@ -431,8 +431,15 @@ type WaitOptions struct {
 	// in_progress and its progress, reminders), whether a poll or the event stream reported
 	// it; calls never overlap. It must not block for long.
 	OnUpdate func(Update)
-	// PollOnly ignores the case's events_url and the client's callbacks: the wait only polls.
+	// PollOnly ignores the case's events_url and the client's callbacks: the wait polls,
+	// beside any WithWaiter. Ways, when set, takes precedence.
 	PollOnly bool
+	// Ways, when non-nil, are the ways of learning a HITL case's outcome beside polling for
+	// this wait, in place of the client's (its event stream, its callbacks and every
+	// WithWaiter): for instance []Waiter{c.CallbackWaiter(), button}. An empty slice polls
+	// only. Polling always runs: the service is the source of truth. A2A tasks run the ways
+	// that are not the client's own (see WithWaiter).
+	Ways []Waiter
 	// Ask collects the human's answer when an A2A task asks a question (KindA2AInput, and
 	// later questions of the same task); see [a2a.Client.Run]. Nil: such a wait fails with
 	// ErrNoAsker. HITL Protocol cases ignore it.
@@ -446,9 +453,9 @@ type WaitOptions struct {
 	// and on each review.reminder event, the forwarder is called again with the same
 	// interrupt (its Reminder counting up) while the case is pending or opened.
 	NoReminders bool
-	// Waiter, when set, replaces the built-in ways of waiting for this wait: its Result is
-	// returned as it is (a workflow engine that owns the wait, say). Nil: the client's own
-	// composition — polling, the event stream, callbacks and any WithWaiter.
+	// Waiter, when set, replaces the whole wait, polling included: its Result is returned as
+	// it is (a workflow engine that owns the wait, say). Nil: the client's own composition —
+	// polling and the Ways.
 	Waiter Waiter
 	// From carries on a wait that another process began: its entity tag goes with the first
 	// poll (If-None-Match) and its event id with the first stream connection
@@ -478,12 +485,13 @@ type Checkpoint struct {
 // question goes to WaitOptions.Ask, a later hold is forwarded, and a relay's or agent's
 // outcome is the Result.
 //
-// It waits the best way available. It always polls poll_url, paced by the service (the
-// first poll waits for the 202's Retry-After), as the source of truth. When the case has an
-// events_url (or the service's discovery document advertises a stream for it) it also
-// follows that event stream from the start (§8.5, reconnecting with Last-Event-ID); when the
-// client has [WithCallbacks] it also listens for the case's callback (§9); and every
-// [WithWaiter] runs beside them. A terminal event from the service's own stream that carries
+// It waits the best way available, composing [Waiter] values. It always polls poll_url, paced
+// by the service (the first poll waits for the 202's Retry-After), as the source of truth
+// ([Client.PollWaiter]). Beside it, by default: when the case has an events_url (or the
+// service's discovery document advertises a stream for it) it follows that event stream from
+// the start ([Client.StreamWaiter]: §8.5, reconnecting with Last-Event-ID); when the client
+// has [WithCallbacks] it listens for the case's callback ([Client.CallbackWaiter]: §9); and
+// every [WithWaiter] runs. [WaitOptions].Ways chooses these for one wait. A terminal event from the service's own stream that carries
 // the complete outcome of this case is the Result at once, as is a verified callback that
 // does when [CallbacksOptions].Decide is set; any other terminal event, callback or waiter's
 // outcome makes it poll at once (never more than once a second) to confirm. Whichever way
@@ -562,14 +570,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		FirstDelay:     time.Until(it.PollAfter),
 		RequestTimeout: c.requestTimeout,
 	}
-	// The event stream: the case's events_url, or the one the service's discovery document
-	// advertises for it.
-	eventsURL := c.eventsURL(it, o)
-	var s *transport.Subscriber
-	if eventsURL != "" {
-		s = &transport.Subscriber{Client: c.service, Authorize: c.authorizer(it, eventsURL, auth), Logger: c.logger}
-	}
-	mark := checkpointer(o, p, s)
+	mark := checkpointer(o, p)
 	var (
 		mu    sync.Mutex
 		last  Update
@@ -626,35 +627,9 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 			stop(errSettled)
 		}
 	}
-	for _, w := range c.waiters {
-		wg.Go(func() {
-			r, err := w.Wait(ctx, it)
-			switch {
-			case r != nil && err == nil:
-				kick() // a poll confirms it
-			case err != nil && ctx.Err() == nil:
-				c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: a waiter failed; the others carry on",
-					slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
-			}
-		})
-	}
-	if c.callbacks != nil && !o.PollOnly {
-		defer c.callbacks.watch(cs.CaseID, func() {
-			if r := c.callbacks.outcome(cs); r != nil {
-				settle(r)
-				return
-			}
-			kick()
-		})()
-	}
-	// The event stream opens at once, beside the first poll (which may wait for the 202's
-	// Retry-After).
-	if s != nil {
-		// A terminal event decides only from the poll URL's own origin.
-		trusted := httpx.OriginOf(eventsURL) == httpx.OriginOf(cs.PollURL)
-		wg.Go(func() { c.follow(ctx, cs, eventsURL, s, report, kick, trusted, settle, mark) })
-	}
-	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || s != nil) {
+	rn := &run{it: it, o: o, auth: auth, report: report, kick: kick, settle: settle, mark: mark}
+	defer c.startWays(ctx, rn, &wg)()
+	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || rn.streams) {
 		// remindable is read when a reminder is due: only a case known to be waiting for
 		// the human to start (pending or opened) is re-sent.
 		remindable := func() bool {
@@ -754,20 +729,21 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // follow reads the case's event stream until a terminal event, or until the stream proves
 // unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
-func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *transport.Subscriber, report func(Update), kick func(), trusted bool, settle func(*Result), mark func(eventID string)) {
+func (c *Client) follow(ctx context.Context, r *run, eventsURL string, s *transport.Subscriber, trusted bool) {
+	cs := r.it.Case
 	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
-		defer mark(ev.ID) // once handled: a process that stops first sees the event again
-		u, r, terminal := decodeEvent(cs, ev)
+		defer r.mark(ev.ID) // once handled: a process that stops first sees the event again
+		u, res, terminal := decodeEvent(cs, ev)
 		if terminal {
-			if trusted && r != nil {
-				settle(r)
+			if trusted && res != nil {
+				r.settle(res)
 			} else {
-				kick()
+				r.kick()
 			}
 			return true, nil
 		}
 		if u != nil {
-			report(*u)
+			r.report(*u)
 		}
 		return false, nil
 	})
@@ -777,9 +753,9 @@ func (c *Client) follow(ctx context.Context, cs *Case, eventsURL string, s *tran
 	}
 }
 
-// checkpointer starts p and s from o.From and returns what the stream calls with each event
-// id; both report to o.OnCheckpoint, one call at a time.
-func checkpointer(o *WaitOptions, p *transport.Poller, s *transport.Subscriber) (mark func(eventID string)) {
+// checkpointer starts p from o.From and returns what the stream calls with each event id;
+// both report to o.OnCheckpoint, one call at a time.
+func checkpointer(o *WaitOptions, p *transport.Poller) (mark func(eventID string)) {
 	var (
 		mu sync.Mutex
 		cp Checkpoint
@@ -787,9 +763,6 @@ func checkpointer(o *WaitOptions, p *transport.Poller, s *transport.Subscriber) 
 	if o.From != nil {
 		cp = *o.From
 		p.ETag = cp.ETag
-		if s != nil {
-			s.LastEventID = cp.LastEventID
-		}
 	}
 	if o.OnCheckpoint == nil {
 		return func(string) {}

@@ -21,6 +21,7 @@ import (
 // 10 s, and stays open.
 type service struct {
 	polls    atomic.Int32
+	streams  atomic.Int32
 	decideAt time.Time
 	event    string
 }
@@ -36,6 +37,7 @@ func (s *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		_, _ = w.Write([]byte(completedApprove))
 	case strings.HasSuffix(r.URL.Path, "/events"):
+		s.streams.Add(1)
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()

@@ -317,12 +317,9 @@ func maxAge(h http.Header) time.Duration {
 
 // eventsURL is the event stream a wait follows: the case's events_url, or, when it has none,
 // the one the service's cached discovery document advertises (Wait fetches it first when the
-// client has WithAutoDiscovery), on the poll URL's origin only. "" when the wait polls only.
-func (c *Client) eventsURL(it *Interrupt, o *WaitOptions) string {
+// client has WithAutoDiscovery), on the poll URL's origin only; "" when there is none.
+func (c *Client) eventsURL(it *Interrupt) string {
 	cs := it.Case
-	if o.PollOnly {
-		return ""
-	}
 	if cs.EventsURL != "" {
 		if checkServiceURL(cs.EventsURL, &c.detect) != "" {
 			return ""

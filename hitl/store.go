@@ -233,31 +233,3 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 
 // ErrNoStore: Resume was called on a client without WithStore.
 var ErrNoStore = errors.New("hitl: the client has no store")
-
-// Waiter is one way of learning a case's outcome: a chat button, a queue consumer, a
-// workflow engine's signal. Wait blocks until it learns the outcome of it, or ctx ends
-// (returning context.Cause(ctx)). Implementations must be safe for concurrent use.
-type Waiter interface {
-	Wait(ctx context.Context, it *Interrupt) (*Result, error)
-}
-
-// WaiterFunc adapts a function to a Waiter.
-type WaiterFunc func(ctx context.Context, it *Interrupt) (*Result, error)
-
-// Wait implements Waiter.
-func (f WaiterFunc) Wait(ctx context.Context, it *Interrupt) (*Result, error) { return f(ctx, it) }
-
-// WithWaiter adds w to the ways the client learns a HITL case's outcome, beside polling, the
-// event stream and callbacks: when w returns a Result, the wait polls the service at once to
-// confirm it — the poll URL stays the source of truth — and the first confirmed outcome ends
-// the wait; every other way, w included, is stopped. An error from w is logged and the other
-// ways carry on. To replace the built-in ways instead, see [WaitOptions].Waiter.
-func WithWaiter(w Waiter) Option {
-	return func(c *Client) error {
-		if w == nil {
-			return errors.New("WithWaiter: nil waiter")
-		}
-		c.waiters = append(c.waiters, w)
-		return nil
-	}
-}

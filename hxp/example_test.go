@@ -43,3 +43,33 @@ func Example() {
 	// completed Approve by user_owner
 	// hxp: invalid request: payload.options: needs 2 to 6 options, has 1
 }
+
+// Waiter holds the wait as a transport.Waiter, the shape every protocol's wait shares: here a
+// framework's list of pending waits, run later.
+func ExampleClient_Waiter() {
+	srv := hxptest.Start()
+	defer srv.Close()
+	go func() {
+		_, _ = srv.Resolve(srv.NextRequest(nil), "Deny", "", "user_owner")
+	}()
+	client, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
+		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
+	if err != nil {
+		panic(err)
+	}
+	created, err := client.Create(context.Background(), &hxp.Request{
+		Priority: hxp.PriorityNormal, TimeoutSeconds: 3600, Fallback: hxp.FallbackDefault, AgentID: "agent_alpha_01",
+		Decide: &hxp.Decide{Question: "Ship release 2.4?", Options: []string{"Ship", "Deny"}, DefaultOption: "Deny"},
+	})
+	if err != nil {
+		panic(err)
+	}
+	var w transport.Waiter[*hxp.Created] = client.Waiter(nil)
+	res, err := w.Wait(context.Background(), created)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Status, res.Action, res.CaseID == created.RequestID)
+	// Output:
+	// completed Deny true
+}

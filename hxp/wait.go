@@ -51,6 +51,15 @@ type Result = transport.Result
 // ErrNoReceipt: the server reported a completed request without a receipt.
 var ErrNoReceipt = errors.New("hxp: completed request without a receipt")
 
+// Waiter returns the client's [Client.Wait] with o as a [transport.Waiter], to be held beside
+// the other protocols' waits (a framework's own scheduler, a workflow engine's activity).
+// o is read at each Wait and must not change meanwhile.
+func (c *Client) Waiter(o *WaitOptions) transport.Waiter[*Created] {
+	return transport.WaiterFunc[*Created](func(ctx context.Context, cr *Created) (*Result, error) {
+		return c.Wait(ctx, cr, o)
+	})
+}
+
 // Wait waits for the receipt of a created request and returns it as the shared Result:
 // completed (Action is the DECIDE option or the APPROVE "approved"/"rejected"; a PROVIDE's
 // value is Data only, never the Action; RespondedBy the completed_by), expired (a default

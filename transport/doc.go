@@ -12,6 +12,9 @@
 //     callbacks, push notifications); it verifies them ([VerifyHMACSHA256]) and hands them to a
 //     [Mailbox], which wakes the wait they concern, or keeps them until it begins.
 //
+// [Waiter] is the shape of one way of learning an outcome, whatever the protocol: each
+// protocol's client offers its wait as one, and hitl composes several for one case.
+//
 // A protocol package combines them: a notification or an event is only a reason to poll
 // at once, and the poll is the source of truth.
 //

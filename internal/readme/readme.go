@@ -45,6 +45,8 @@ var (
 	apiKey, agentKey  string
 	secretFromService []byte
 	fwd               hitl.Forwarder
+	client            *hitl.Client
+	it                *hitl.Interrupt
 	hxpClient         *hxp.Client
 	interaction       *hi.Interaction
 	details           json.RawMessage
@@ -53,6 +55,7 @@ var (
 func apply(...any)                                    {}
 func record(string, *hitl.Result) error { return nil }
 func askMyHuman(context.Context, string) bool { return false }
+func chatButtonPressed(context.Context, string) (*hitl.Result, error) { return nil, nil }
 `
 
 // RootPackages are the import paths a snippet of the root module may use, by name.
