@@ -46,14 +46,17 @@ type row struct {
 	P99                time.Duration `json:"p99"`
 	Leftover           int           `json:"leftover"`
 	Failed             int           `json:"failed"`
+	// MeasuredAfter is when, after the waits began, heap, goroutines and sockets were read.
+	MeasuredAfter time.Duration `json:"measured_after"`
 	// StorePerWait is the store file's size at the end of a "store" run over the waits: the
 	// disk an open interrupt costs at the peak (bbolt keeps a file at its largest size).
 	StorePerWait float64 `json:"store_per_wait"` // bytes
 }
 
-// counter counts the bytes a client's connections carry and the requests it sends.
+// counter counts the bytes a client's connections carry, the requests it sends and the
+// answers it got (their headers).
 type counter struct {
-	bytes, requests atomic.Int64
+	bytes, requests, answered atomic.Int64
 }
 
 type countingConn struct {
@@ -80,7 +83,9 @@ type countingTransport struct {
 
 func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	t.c.requests.Add(1)
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	t.c.answered.Add(1)
+	return resp, err
 }
 
 // newHTTPClient is an agent's client: one transport, a pool deep enough for every wait to
@@ -256,10 +261,19 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 		})
 	}
 
-	// Let every wait settle (first poll made, streams open), then take the measure.
-	if !backoff.Pause(ctx, 3*time.Second, nil) {
+	// Let the waits settle, then take the measure: once they have had as many answers as
+	// there are waits (to a first poll or stream each; at 100,000 waits the first polls, all
+	// due at once, take the service many seconds to answer), and 2 s more, at least 3 s
+	// after they began — so the figure is of open waits, not of a burst of first polls.
+	for cnt.answered.Load() < int64(n) && time.Since(began) < settleLimit {
+		if !backoff.Pause(ctx, 100*time.Millisecond, nil) {
+			return r, ctx.Err()
+		}
+	}
+	if !backoff.Pause(ctx, max(2*time.Second, 3*time.Second-time.Since(began)), nil) {
 		return r, ctx.Err()
 	}
+	r.MeasuredAfter = time.Since(began)
 	during := snap()
 	r.HeapPerWait = float64(int64(during.heap)-int64(before.heap)) / float64(n)
 	r.RSSPerWait = float64(int64(during.rss)-int64(before.rss)) / float64(n)
@@ -332,6 +346,9 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 	}
 	return r, nil
 }
+
+// settleLimit bounds how long runWaits waits for the first requests before it measures.
+const settleLimit = 5 * time.Minute
 
 func latest(a, b time.Time) time.Time {
 	if b.After(a) {
@@ -450,13 +467,13 @@ func printTable(out io.Writer, cfg config, rows []row) {
 	}
 	fmt.Fprintf(out, "%d cores, %s, %s/%s; %s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, proto, cfg.Window, cfg.RetryAfter)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "way\twaits\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\tstore/wait\t")
+	fmt.Fprintln(w, "way\twaits\tmeasured after\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\tstore/wait\t")
 	for _, r := range rows {
 		store := "-"
 		if r.StorePerWait > 0 {
 			store = fmt.Sprintf("%.1f KiB", r.StorePerWait/1024)
 		}
-		fmt.Fprintf(w, "%s\t%d\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t%s\t\n", r.Way, r.Waits,
+		fmt.Fprintf(w, "%s\t%d\t%v\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t%s\t\n", r.Way, r.Waits, r.MeasuredAfter.Round(100*time.Millisecond),
 			r.HeapPerWait/1024, r.RSSPerWait/1024, r.GoroutinesPerWait, r.Sockets, r.Requests, r.MinRequests, float64(r.Bytes)/1024/float64(r.Waits),
 			r.LastDecisionToDone.Round(time.Millisecond), r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Leftover, r.Failed, store)
 	}
