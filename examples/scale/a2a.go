@@ -27,7 +27,7 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 		return r, err
 	}
 	var cnt counter
-	hc, tr := newHTTPClient(&cnt, roots)
+	hc, tr := newHTTPClient(cfg, &cnt, roots)
 	agent, err := a2a.NewClient(a2a.WithHTTPClient(hc), a2a.WithPollInterval(cfg.RetryAfter))
 	if err != nil {
 		return r, err

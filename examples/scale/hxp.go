@@ -31,7 +31,7 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 		return r, err
 	}
 	var cnt counter
-	hc, tr := newHTTPClient(&cnt, nil)
+	hc, tr := newHTTPClient(cfg, &cnt, nil)
 	// Over HTTP/1.1 an idle pool as deep as the number of waits would keep one poll
 	// connection per wait beside its WebSocket; a pool of 64 is what an agent would configure.
 	tr.MaxIdleConnsPerHost = 64

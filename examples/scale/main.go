@@ -43,6 +43,9 @@ type config struct {
 	RetryAfter time.Duration `json:"retry_after"`
 	Seed       int64         `json:"seed"`
 	HTTP1      bool          `json:"http1"`
+	// H2Queue: the agent's HTTP/2 client queues requests beyond the server's stream limit
+	// instead of opening more connections (http.HTTP2Config.StrictMaxConcurrentRequests).
+	H2Queue bool `json:"h2_queue"`
 }
 
 func main() {
@@ -57,8 +60,9 @@ func main() {
 	window := flag.Duration("window", 20*time.Second, "decisions fall at random times within this window")
 	seed := flag.Int64("seed", 1, "seed of the decision times")
 	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")
+	h2Queue := flag.Bool("h2-queue", false, "the agent's HTTP/2 client queues requests past the server's stream limit instead of opening connections")
 	flag.Parse()
-	cfg := config{Window: *window, RetryAfter: *retryAfter, Seed: *seed, HTTP1: *http1}
+	cfg := config{Window: *window, RetryAfter: *retryAfter, Seed: *seed, HTTP1: *http1, H2Queue: *h2Queue}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	var err error
@@ -117,7 +121,8 @@ func self(ctx context.Context, cfg config, args ...string) *exec.Cmd {
 		exe = os.Args[0]
 	}
 	args = append(args, "-window="+cfg.Window.String(), "-retry-after="+cfg.RetryAfter.String(),
-		"-seed="+strconv.FormatInt(cfg.Seed, 10), "-http1="+strconv.FormatBool(cfg.HTTP1))
+		"-seed="+strconv.FormatInt(cfg.Seed, 10), "-http1="+strconv.FormatBool(cfg.HTTP1),
+		"-h2-queue="+strconv.FormatBool(cfg.H2Queue))
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stderr = os.Stderr
 	return cmd

@@ -90,7 +90,7 @@ func (t countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // newHTTPClient is an agent's client: one transport, a pool deep enough for every wait to
 // keep its connection, bytes and requests counted.
-func newHTTPClient(c *counter, roots *x509.CertPool) (*http.Client, *http.Transport) {
+func newHTTPClient(cfg config, c *counter, roots *x509.CertPool) (*http.Client, *http.Transport) {
 	d := &net.Dialer{}
 	tr := &http.Transport{
 		TLSClientConfig:   &tls.Config{RootCAs: roots},
@@ -105,6 +105,9 @@ func newHTTPClient(c *counter, roots *x509.CertPool) (*http.Client, *http.Transp
 		MaxIdleConns:        20000,
 		MaxIdleConnsPerHost: 20000,
 		IdleConnTimeout:     time.Minute,
+	}
+	if cfg.H2Queue {
+		queueHTTP2(tr)
 	}
 	return &http.Client{Transport: countingTransport{base: tr, c: c}}, tr
 }
@@ -174,7 +177,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	defer person.CloseIdleConnections()
 
 	var cnt counter
-	hc, tr := newHTTPClient(&cnt, roots)
+	hc, tr := newHTTPClient(cfg, &cnt, roots)
 	naiveRoots = roots
 	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP(), hitl.WithAllowPrivateAddresses()}
 	storePath := ""
@@ -438,7 +441,7 @@ var (
 // it: a client and a connection of its own; GET the poll URL (no ETag, no Retry-After); stop
 // at a terminal status, else sleep 30 s and repeat.
 func naiveWait(ctx context.Context, pollURL string) error {
-	hc, tr := newHTTPClient(&naiveCounter, naiveRoots)
+	hc, tr := newHTTPClient(config{}, &naiveCounter, naiveRoots)
 	defer tr.CloseIdleConnections()
 	for {
 		if resp, err := hc.Get(pollURL); err == nil {
