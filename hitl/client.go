@@ -44,6 +44,8 @@ type Client struct {
 	pollInterval   time.Duration // 0: transport.DefaultInterval
 	store          Store
 	waiters        []Waiter
+	maxPolls       int      // polls in flight per service origin
+	pollSlots      sync.Map // origin → chan struct{} of cap maxPolls
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -59,6 +61,7 @@ func NewClient(opts ...Option) (*Client, error) {
 		logger:      slog.New(slog.DiscardHandler),
 		minInterval: transport.DefaultMinInterval,
 		maxInterval: transport.DefaultMaxInterval,
+		maxPolls:    DefaultMaxPollsInFlight,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -234,6 +237,36 @@ func WithRequestTimeout(d time.Duration) Option {
 		c.requestTimeout = d
 		return nil
 	}
+}
+
+// DefaultMaxPollsInFlight is how many polls of one service (one origin) a Client has in
+// flight at once by default; see [WithMaxPollsInFlight].
+const DefaultMaxPollsInFlight = 1000
+
+// WithMaxPollsInFlight bounds the polls of one service (one origin) a Client has in flight at
+// once, over all its waits; a poll past the bound waits its turn, then goes. Default
+// DefaultMaxPollsInFlight. The bound matters when thousands of waits poll at once — a
+// restart that resumes them all, a service slower than the pace it asked for: without it
+// every late poll holds a request, and an HTTP/2 client opens connection after connection to
+// carry them; with it the polls wait in line at no cost beyond the waiting goroutine. A wait
+// that is woken (an event, a callback) still polls only when a slot is free.
+func WithMaxPollsInFlight(n int) Option {
+	return func(c *Client) error {
+		if n < 1 {
+			return errors.New("WithMaxPollsInFlight: needs at least 1")
+		}
+		c.maxPolls = n
+		return nil
+	}
+}
+
+// pollSlotsFor returns the slots shared by every poll of origin.
+func (c *Client) pollSlotsFor(origin string) chan struct{} {
+	if s, ok := c.pollSlots.Load(origin); ok {
+		return s.(chan struct{})
+	}
+	s, _ := c.pollSlots.LoadOrStore(origin, make(chan struct{}, c.maxPolls))
+	return s.(chan struct{})
 }
 
 // WithPollInterval sets the delay between polls when the service sends no Retry-After
@@ -569,6 +602,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		Logger:         c.logger,
 		FirstDelay:     time.Until(it.PollAfter),
 		RequestTimeout: c.requestTimeout,
+		Slots:          c.pollSlotsFor(httpx.OriginOf(cs.PollURL)),
 	}
 	mark := checkpointer(o, p)
 	var (

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -177,4 +178,46 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestMaxPollsInFlight: twenty waits on one service that takes a second to answer each poll
+// have at most five polls in flight with WithMaxPollsInFlight(5), and all end (in 4 s); a
+// bound under one is refused.
+func TestMaxPollsInFlight(t *testing.T) {
+	if _, err := hitl.NewClient(hitl.WithMaxPollsInFlight(0)); err == nil {
+		t.Error("WithMaxPollsInFlight(0) accepted")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		inFlight, most := 0, 0
+		svc := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			<-time.After(time.Second)
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/reviews/"), "/status")
+			_, _ = fmt.Fprintf(w, `{"status":"completed","case_id":%q,"completed_at":"2026-02-22T10:05:18Z","result":{"action":"approve","data":{}}}`, id)
+		})
+		c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithMaxPollsInFlight(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				if r, err := c.Wait(t.Context(), interrupt(fmt.Sprintf("review_c%d", i), time.Hour), nil); err != nil || r.Action != "approve" {
+					t.Errorf("Wait = %v, %v", r, err)
+				}
+			})
+		}
+		wg.Wait()
+		if most != 5 || time.Since(start) != 4*time.Second {
+			t.Errorf("%d polls in flight at most, all done after %v; want 5, 4s", most, time.Since(start))
+		}
+	})
 }

@@ -65,6 +65,11 @@ type Poller struct {
 	// OnETag, when set, is called with each new entity tag the server sends, one call at a
 	// time, before the poll's answer is decoded.
 	OnETag func(tag string)
+	// Slots, when set, bounds the polls in flight among every loop that shares it: a poll
+	// takes a slot (sends to the channel) before its request and frees it after, so when
+	// cap(Slots) polls are in flight the next waits its turn (or for ctx to end). Nil: no
+	// bound.
+	Slots chan struct{}
 }
 
 // Decoder interprets the body of one 200 poll response. It returns done=true with the
@@ -118,8 +123,18 @@ func PollRequests[T any](ctx context.Context, p *Poller, newRequest func(context
 		}
 	}
 	for attempt := 1; ; attempt++ {
+		if cfg.Slots != nil {
+			select {
+			case cfg.Slots <- struct{}{}:
+			case <-ctx.Done():
+				return zero, stopped(ctx, lastErr)
+			}
+		}
 		began := time.Now()
 		o := pollApart(func() outcome[T] { return pollOnce(ctx, &cfg, newRequest, &url, &etag, decode) })
+		if cfg.Slots != nil {
+			<-cfg.Slots
+		}
 		var delay time.Duration
 		switch {
 		case o.done:

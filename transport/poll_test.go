@@ -1,10 +1,12 @@
 package transport_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -144,3 +146,51 @@ func TestPollOnWake(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestSlotsBoundPollsInFlight: ten loops sharing three slots against a server that takes a
+// second to answer have at most three polls in flight, all end (in four seconds: 3+3+3+1),
+// and a loop waiting for a slot stops when its context ends.
+func TestSlotsBoundPollsInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		inFlight, most := 0, 0
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			mu.Lock()
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			<-time.After(time.Second)
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: r}, nil
+		})
+		p := &transport.Poller{Client: &http.Client{Transport: rt}, Slots: make(chan struct{}, 3)}
+		done := func([]byte) (int, bool, error) { return 1, true, nil }
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				if _, err := transport.Poll(t.Context(), p, "https://svc.example/s", done); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if most != 3 || time.Since(start) != 4*time.Second {
+			t.Errorf("%d polls in flight at most, all done after %v; want 3, 4s", most, time.Since(start))
+		}
+
+		// Every slot taken: a loop waits for one, and stops with its context.
+		for range 3 {
+			p.Slots <- struct{}{}
+		}
+		ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errGaveUp)
+		defer cancel()
+		if _, err := transport.Poll(ctx, p, "https://svc.example/s", done); !errors.Is(err, errGaveUp) {
+			t.Errorf("waiting for a slot: %v, want the context's cause", err)
+		}
+	})
+}
+
+var errGaveUp = errors.New("gave up")
