@@ -188,20 +188,10 @@ func TestMaxPollsInFlight(t *testing.T) {
 		t.Error("WithMaxPollsInFlight(0) accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		inFlight, most := 0, 0
-		svc := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			mu.Lock()
-			inFlight++
-			most = max(most, inFlight)
-			mu.Unlock()
-			<-time.After(time.Second)
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
+		svc := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/reviews/"), "/status")
 			_, _ = fmt.Fprintf(w, `{"status":"completed","case_id":%q,"completed_at":"2026-02-22T10:05:18Z","result":{"action":"approve","data":{}}}`, id)
-		})
+		})}
 		c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithMaxPollsInFlight(5))
 		if err != nil {
 			t.Fatal(err)
@@ -216,7 +206,7 @@ func TestMaxPollsInFlight(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if most != 5 || time.Since(start) != 4*time.Second {
+		if most := svc.Most(); most != 5 || time.Since(start) != 4*time.Second {
 			t.Errorf("%d polls in flight at most, all done after %v; want 5, 4s", most, time.Since(start))
 		}
 	})

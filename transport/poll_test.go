@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -152,20 +153,10 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // and a loop waiting for a slot stops when its context ends.
 func TestSlotsBoundPollsInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var mu sync.Mutex
-		inFlight, most := 0, 0
-		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-			mu.Lock()
-			inFlight++
-			most = max(most, inFlight)
-			mu.Unlock()
-			<-time.After(time.Second)
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
-			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: r}, nil
-		})
-		p := &transport.Poller{Client: &http.Client{Transport: rt}, Slots: make(chan struct{}, 3)}
+		svc := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "x")
+		})}
+		p := &transport.Poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: make(chan struct{}, 3)}
 		done := func([]byte) (int, bool, error) { return 1, true, nil }
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -177,7 +168,7 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		if most != 3 || time.Since(start) != 4*time.Second {
+		if most := svc.Most(); most != 3 || time.Since(start) != 4*time.Second {
 			t.Errorf("%d polls in flight at most, all done after %v; want 3, 4s", most, time.Since(start))
 		}
 

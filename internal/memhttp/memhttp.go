@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // ErrConnectionReset is what reading a response body returns after its handler panicked
@@ -130,3 +131,38 @@ func (w *writer) Write(p []byte) (int, error) {
 
 // Flush satisfies http.Flusher; writes already reach the reader without buffering.
 func (w *writer) Flush() { w.writeHeader(http.StatusOK) }
+
+// Slow wraps Handler, holding each request for Delay before it is served, and counts the
+// requests in flight (see Most). Safe for concurrent use.
+type Slow struct {
+	Handler http.Handler
+	Delay   time.Duration
+
+	mu             sync.Mutex
+	inFlight, most int
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Slow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.inFlight++
+	s.most = max(s.most, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	select {
+	case <-time.After(s.Delay):
+		s.Handler.ServeHTTP(w, r)
+	case <-r.Context().Done():
+	}
+}
+
+// Most is the largest number of requests that were in flight at once.
+func (s *Slow) Most() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.most
+}
