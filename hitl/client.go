@@ -43,7 +43,8 @@ type Client struct {
 	requestTimeout time.Duration // 0: transport.DefaultRequestTimeout
 	pollInterval   time.Duration // 0: transport.DefaultInterval
 	store          Store
-	waiters        []Waiter
+	waiters        []Waiter // WithWaiter's
+	defaultWays    []Waiter // the stream, callbacks and waiters: see Client.ways
 	maxPolls       int      // polls in flight per service origin
 	pollSlots      sync.Map // origin → chan struct{} of cap maxPolls
 }
@@ -78,6 +79,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !c.detect.AllowPrivateAddresses {
 		c.service = transport.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
 	}
+	c.defaultWays = append([]Waiter{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
 }
 

@@ -65,14 +65,13 @@ func (c *Client) CallbackWaiter() Waiter { return callbackWay{c} }
 // ways are the ways beside polling for one wait: o.Ways, or by default the event stream and
 // callbacks (unless PollOnly) and every WithWaiter.
 func (c *Client) ways(o *WaitOptions) []Waiter {
-	if o.Ways != nil {
+	switch {
+	case o.Ways != nil:
 		return o.Ways
+	case o.PollOnly:
+		return c.waiters
 	}
-	var ws []Waiter
-	if !o.PollOnly {
-		ws = append(ws, streamWay{c}, callbackWay{c})
-	}
-	return append(ws, c.waiters...)
+	return c.defaultWays
 }
 
 // callerWays are the ways of o that are not the client's own: those an A2A task runs.
