@@ -71,13 +71,8 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 	if !ep.Binding.valid() || ep.URL == "" {
 		return nil, ErrNoEndpoint
 	}
-	wake := make(chan struct{}, 1)
-	kick := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
+	wake := transport.NewWake()
+	kick := wake.Kick
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if o.Push != nil {
@@ -89,14 +84,7 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 		defer func() { cancel(); <-done }()
 		go func() {
 			defer close(done)
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-o.Wake:
-					kick()
-				}
-			}
+			wake.Relay(ctx, o.Wake)
 		}()
 	}
 	if o.Stream {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The kinds of A2A interrupts (A2A 0.3 and 1.0 task states; the relay forms of the relay
@@ -136,28 +137,13 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if ways := c.callerWays(o); len(ways) > 0 {
-		wake := make(chan struct{}, 1)
-		kick := func() {
-			select {
-			case wake <- struct{}{}:
-			default:
-			}
-		}
+		wake := transport.NewWake()
 		if theirs := ro.Wait.Wake; theirs != nil {
-			wg.Go(func() {
-				for {
-					select {
-					case <-ctx.Done():
-						return
-					case <-theirs:
-						kick()
-					}
-				}
-			})
+			wg.Go(func() { wake.Relay(ctx, theirs) })
 		}
 		ro.Wait.Wake = wake
 		for _, w := range ways {
-			wg.Go(func() { c.runWay(ctx, w, it, kick) })
+			wg.Go(func() { c.runWay(ctx, w, it, wake.Kick) })
 		}
 	}
 	return ac.Run(ctx, it.Task, ask, &ro)

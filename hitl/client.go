@@ -639,13 +639,8 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 			}
 		}
 	}
-	wake := make(chan struct{}, 1)
-	kick := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
+	wake := transport.NewWake()
+	kick := wake.Kick
 
 	var wg sync.WaitGroup
 	defer wg.Wait()

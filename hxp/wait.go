@@ -147,13 +147,8 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer decided(nil)
-	wake := make(chan struct{}, 1)
-	kick := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
+	wake := transport.NewWake()
+	kick := wake.Kick
 	var pushed *Result
 	if wsURL := c.resolve(cr.WSURL, true); wsURL != "" && !o.PollOnly {
 		conn, err := c.dial(ctx, wsURL)

@@ -316,3 +316,30 @@ func (p *Poller) withDefaults() Poller {
 	}
 	return c
 }
+
+// Wake tells a poll loop ([PollOnWake], [PollRequests]) to poll at once. Kick never blocks,
+// and kicks that come before the loop looks count as one. Make it with [NewWake].
+type Wake chan struct{}
+
+// NewWake returns a Wake.
+func NewWake() Wake { return make(Wake, 1) }
+
+// Kick wakes the loop.
+func (w Wake) Kick() {
+	select {
+	case w <- struct{}{}:
+	default:
+	}
+}
+
+// Relay kicks w each time from receives, until ctx ends; run it on a goroutine of its own.
+func (w Wake) Relay(ctx context.Context, from <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-from:
+			w.Kick()
+		}
+	}
+}

@@ -185,3 +185,31 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 }
 
 var errGaveUp = errors.New("gave up")
+
+// TestWake: kicks before the loop looks count as one and never block; Relay kicks for each
+// value it receives and returns when its context ends.
+func TestWake(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := transport.NewWake()
+		w.Kick()
+		w.Kick()
+		if n := len(w); n != 1 {
+			t.Fatalf("%d kicks pending, want 1", n)
+		}
+		<-w
+		from := make(chan struct{})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w.Relay(ctx, from)
+		}()
+		from <- struct{}{}
+		synctest.Wait()
+		if n := len(w); n != 1 {
+			t.Errorf("%d kicks after one relayed, want 1", n)
+		}
+		cancel()
+		<-done
+	})
+}
