@@ -559,6 +559,13 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if o != nil && o.Waiter != nil && it != nil {
 		return o.Waiter.Wait(ctx, it)
 	}
+	if o != nil {
+		for _, w := range o.Ways {
+			if w == nil {
+				return nil, errors.New("hitl: WaitOptions.Ways holds a nil Waiter")
+			}
+		}
+	}
 	if it != nil && it.Task != nil {
 		return c.waitA2A(ctx, it, o, auth, forward)
 	}

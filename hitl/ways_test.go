@@ -127,6 +127,17 @@ func TestWaysOfOneWait(t *testing.T) {
 	}
 }
 
+// TestNilWay: a nil Waiter among the Ways is refused before anything is sent.
+func TestNilWay(t *testing.T) {
+	c, err := hitl.NewClient(hitl.WithHTTPClient(failingClient(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Ways: []hitl.Waiter{nil}}); err == nil {
+		t.Error("Wait with a nil way: no error")
+	}
+}
+
 // TestWaysWakeAnA2ARun: a way of the caller's wakes the run of an A2A task too: the relay's
 // administrator approves at 20 s, the button says so at 21 s, and the task query it causes
 // ends the wait then, not at the next query five minutes after the first. Without the
