@@ -29,10 +29,12 @@ import (
 // are made at random moments over 2 s, after every wait has polled once.
 //
 // Modes: poll; sse (the service's review.completed event carries the outcome: no poll);
-// callback (a signed callback, confirmed by a poll, the default); callback-trusted
-// (CallbacksOptions.Decide: the callback is the outcome).
+// sse-h2 (the same, the service over TLS with HTTP/2 as production services run, the round
+// trip too); callback (a signed callback, confirmed by a poll, the default);
+// callback-trusted (CallbacksOptions.Decide: the callback is the outcome). The other modes
+// speak plain HTTP/1.1.
 func BenchmarkDecisionLatency(b *testing.B) {
-	for _, mode := range []string{"poll", "sse", "callback", "callback-trusted"} {
+	for _, mode := range []string{"poll", "sse", "sse-h2", "callback", "callback-trusted"} {
 		b.Run(mode, func(b *testing.B) { benchDecisions(b, mode) })
 	}
 }
@@ -46,7 +48,8 @@ func benchDecisions(b *testing.B, mode string) {
 		pace = time.Second
 	}
 	opts := []hitltest.Option{hitltest.WithRetryAfter(pace), hitltest.WithRateLimit(0)}
-	if mode != "sse" {
+	streams := strings.HasPrefix(mode, "sse")
+	if !streams {
 		opts = append(opts, hitltest.WithoutEvents())
 	}
 	var copts []hitl.Option
@@ -61,12 +64,23 @@ func benchDecisions(b *testing.B, mode string) {
 		callbackURL = agent.URL + "/hitl/callbacks"
 		copts = append(copts, hitl.WithCallbacks(cb))
 	}
-	svc := hitltest.Start(opts...)
+	start := hitltest.Start
+	if mode == "sse-h2" {
+		start = hitltest.StartTLS
+	}
+	svc := start(opts...)
 	defer svc.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: 2*n + 16}
+	if mode == "sse-h2" {
+		tr = svc.Client().Transport.(*http.Transport).Clone()
+	}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
-	client, err := hitl.NewClient(append(copts, hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP())...)
+	copts = append(copts, hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP())
+	if mode == "sse-h2" {
+		copts = append(copts, hitl.WithAllowPrivateAddresses()) // https://127.0.0.1
+	}
+	client, err := hitl.NewClient(copts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -95,7 +109,7 @@ func benchDecisions(b *testing.B, mode string) {
 			}
 		})
 	}
-	ready(b, svc, its, mode == "poll", mode == "sse")
+	ready(b, svc, its, mode == "poll", streams)
 
 	lat, bare := make([]time.Duration, n), make([]time.Duration, n)
 	roundTrip := func(i int) {
