@@ -526,12 +526,13 @@ type Checkpoint struct {
 // service's discovery document advertises a stream for it) it follows that event stream from
 // the start ([Client.StreamWaiter]: §8.5, reconnecting with Last-Event-ID); when the client
 // has [WithCallbacks] it listens for the case's callback ([Client.CallbackWaiter]: §9); and
-// every [WithWaiter] runs. [WaitOptions].Ways chooses these for one wait. A terminal event from the service's own stream that carries
-// the complete outcome of this case is the Result at once, as is a verified callback that
-// does when [CallbacksOptions].Decide is set; any other terminal event, callback or waiter's
-// outcome makes it poll at once (never more than once a second) to confirm. Whichever way
-// learns the outcome first ends the wait and the others stop. An event stream the service
-// refuses or keeps failing is dropped and polling carries on.
+// every [WithWaiter] runs. [WaitOptions].Ways chooses these for one wait. A terminal event
+// from the service's own stream that carries the complete outcome of this case is the Result
+// at once, as is a verified callback that does when [CallbacksOptions].Decide is set; any
+// other terminal event, callback or waiter's outcome makes it poll at once (never more than
+// once a second) to confirm. Whichever way learns the outcome first ends the wait and the
+// others stop. An event stream the service refuses or keeps failing is dropped and polling
+// carries on. At most [WithMaxPollsInFlight] polls of one service are in flight at once.
 //
 // An error means the outcome is unknown: a permanent failure ([*StatusError],
 // [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal
