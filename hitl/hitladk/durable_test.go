@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/genai"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
@@ -22,19 +21,7 @@ import (
 func TestHostRestartsMidWait(t *testing.T) {
 	ctx := t.Context()
 	var deleted atomic.Int32
-	del, err := deleteFile(func(string) { deleted.Add(1) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn, err := newAgent(ctx, del)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := turn(genai.NewContentFromText("clean up the report", genai.RoleUser))
-	pending := hitladk.Pending(evs)
-	if err != nil || len(pending) != 1 {
-		t.Fatalf("pending %+v, %v", pending, err)
-	}
+	turn, pause := paused(t, func(string) { deleted.Add(1) })
 	const sessionID = "session-1"
 
 	svc := hitltest.NewServer(t)
@@ -52,7 +39,7 @@ func TestHostRestartsMidWait(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		req, _ := http.NewRequestWithContext(first, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{"tool":"delete_file"}`))
-		_, err := host().Do(first, req, &hitl.CallOptions{Labels: hitladk.Labels(sessionID, pending[0])})
+		_, err := host().Do(first, req, &hitl.CallOptions{Labels: hitladk.Labels(sessionID, pause)})
 		done <- err
 	}()
 	id := svc.NextCase(ctx.Done())
@@ -70,9 +57,9 @@ func TestHostRestartsMidWait(t *testing.T) {
 
 	// The new host resumes every kept case and answers the pause each belongs to.
 	var resumed int
-	err = host().Resume(ctx, func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+	err := host().Resume(ctx, func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
 		sid, req, ok := hitladk.PauseOf(it)
-		if !ok || sid != sessionID || req.CallID != pending[0].CallID {
+		if !ok || sid != sessionID || req.CallID != pause.CallID {
 			t.Errorf("PauseOf = %q, %+v, %v", sid, req, ok)
 			return nil
 		}

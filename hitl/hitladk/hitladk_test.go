@@ -87,37 +87,43 @@ func newAgent(ctx context.Context, tl tool.Tool) (turn func(*genai.Content) ([]*
 	}, nil
 }
 
-// run builds an ADK agent whose delete_file tool requires confirmation, runs it until it
-// pauses, answers the pause with result through hitladk, runs it again, and reports whether
-// the tool ran.
+// paused builds an ADK agent whose delete_file tool (calling deleted) requires confirmation,
+// runs it until it pauses and returns its next turn and the one pause; anything else fails t.
+func paused(t *testing.T, deleted func(path string)) (turn func(*genai.Content) ([]*session.Event, error), pause hitladk.Request) {
+	t.Helper()
+	del, err := deleteFile(deleted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn, err = newAgent(t.Context(), del)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := turn(genai.NewContentFromText("clean up the report", genai.RoleUser))
+	pending := hitladk.Pending(evs)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %+v, %v: want one confirmation", pending, err)
+	}
+	return turn, pending[0]
+}
+
+// run runs the agent of paused until it pauses, answers the pause with result through
+// hitladk, runs it again, and reports whether the tool ran.
 func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request) {
 	t.Helper()
-	ctx := t.Context()
 	var deleted atomic.Bool
-	del, err := deleteFile(func(string) { deleted.Store(true) })
+	turn, pause := paused(t, func(string) { deleted.Store(true) })
+	if deleted.Load() {
+		t.Fatal("deleted before the answer")
+	}
+	after, err := turn(hitladk.Response(pause, result))
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := newAgent(ctx, del)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drain := func(msg *genai.Content) []*session.Event {
-		evs, err := turn(msg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return evs
-	}
-	pending = hitladk.Pending(drain(genai.NewContentFromText("clean up the report", genai.RoleUser)))
-	if len(pending) != 1 || deleted.Load() {
-		t.Fatalf("pending %+v, deleted %v: want one confirmation and nothing deleted yet", pending, deleted.Load())
-	}
-	after := drain(hitladk.Response(pending[0], result))
 	if p := hitladk.Pending(after); len(p) != 0 {
 		t.Errorf("still pending after the answer: %+v", p)
 	}
-	return deleted.Load(), pending
+	return deleted.Load(), []hitladk.Request{pause}
 }
 
 // TestConfirmation: against a real ADK runner with a scripted model, a delete_file call that
@@ -188,20 +194,7 @@ func TestAnswer(t *testing.T) {
 // hitladk to turn into an error; a host must answer only the Requests Pending found. If a
 // newer ADK refuses, this test fails and that refusal should become a typed error.
 func TestADKTakesAnUnknownCallID(t *testing.T) {
-	del, err := deleteFile(func(string) { t.Error("the tool ran on an answer to another call") })
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn, err := newAgent(t.Context(), del)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := turn(genai.NewContentFromText("clean up the report", genai.RoleUser))
-	pending := hitladk.Pending(evs)
-	if err != nil || len(pending) != 1 {
-		t.Fatalf("pending %+v, %v", pending, err)
-	}
-	other := pending[0]
+	turn, other := paused(t, func(string) { t.Error("the tool ran on an answer to another call") })
 	other.CallID = "not-a-call-of-this-run"
 	if _, err := turn(hitladk.Response(other, &hitl.Result{Status: transport.StatusCompleted, Action: "approve"})); err != nil {
 		t.Errorf("ADK refused the response: %v — make it a typed error", err)
