@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
