@@ -768,27 +768,42 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // follow reads the case's event stream until a terminal event, or until the stream proves
 // unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
+// A terminal event about another case, or unreadable, ends the following: polling goes on.
 func (c *Client) follow(ctx context.Context, r *run, eventsURL string, s *transport.Subscriber, trusted bool) {
 	cs := r.it.Case
+	var end transport.Event
 	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
-		defer r.mark(ev.ID) // once handled: a process that stops first sees the event again
-		u, res, terminal := decodeEvent(cs, ev)
-		if terminal {
-			if trusted && res != nil {
-				r.settle(res)
-			} else {
-				r.kick()
-			}
+		switch ev.Name {
+		case eventCompleted, eventExpired, eventCancelled:
+			end = ev
 			return true, nil
 		}
-		if u != nil {
+		defer r.mark(ev.ID) // once handled: a process that stops first sees the event again
+		if u, _, _ := decodeEvent(cs, ev); u != nil {
 			r.report(*u)
 		}
 		return false, nil
 	})
-	if err != nil && ctx.Err() == nil {
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
-			slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+	if end.Name == "" {
+		if err != nil && ctx.Err() == nil {
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
+				slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
+		}
+		return
+	}
+	// The terminal event is decoded here, with the stream's reading frames off the stack:
+	// decoding it inside the handler made the goroutine's stack grow (a copy) on the way
+	// from the event to the Result.
+	defer r.mark(end.ID)
+	_, res, terminal := decodeEvent(cs, end)
+	switch {
+	case !terminal:
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: terminal event unreadable or about another case; polling only",
+			slog.String("case_id", cs.CaseID))
+	case trusted && res != nil:
+		r.settle(res)
+	default:
+		r.kick()
 	}
 }
 

@@ -22,15 +22,17 @@ func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
 // read is Read that also reports each event without data (dispatch false), whose id: and
 // retry: fields still count.
 func read(r io.Reader, maxEvent int, handle func(ev Event, dispatch bool) bool) error {
-	br := bufio.NewReaderSize(r, 4096)
+	br := bufio.NewReaderSize(r, 512)
 	var (
 		ev      = Event{Retry: -1}
 		data    bytes.Buffer
 		hasData bool
 		size    int
+		line    []byte // one buffer for every line
 	)
 	for {
-		line, err := readLine(br, maxEvent-size)
+		var err error
+		line, err = readLine(br, line, maxEvent-size)
 		if err != nil {
 			if err == io.EOF {
 				return nil
@@ -75,10 +77,10 @@ func read(r io.Reader, maxEvent int, handle func(ev Event, dispatch bool) bool) 
 	}
 }
 
-// readLine reads one line without its terminator (\n, \r\n or \r), failing with
-// ErrEventTooLarge past limit bytes.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
+// readLine reads one line without its terminator (\n, \r\n or \r) into line[:0], failing
+// with ErrEventTooLarge past limit bytes.
+func readLine(br *bufio.Reader, line []byte, limit int) ([]byte, error) {
+	line = line[:0]
 	for {
 		b, err := br.ReadByte()
 		if err != nil {

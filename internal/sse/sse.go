@@ -207,8 +207,8 @@ func (f *framed) Read(p []byte) (int, error) {
 			f.err = ErrEventTooLarge
 			return 0, f.err
 		}
-		if cap(f.buf)-len(f.buf) < 1024 {
-			nb := make([]byte, len(f.buf), max(2*cap(f.buf), len(f.buf)+4096))
+		if cap(f.buf)-len(f.buf) < 128 {
+			nb := make([]byte, len(f.buf), max(2*cap(f.buf), 512))
 			copy(nb, f.buf)
 			f.base, f.buf = nb, nb
 		}

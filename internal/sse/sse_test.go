@@ -99,3 +99,25 @@ func FuzzConnect(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFirstEvent measures what reading a stream's first event costs, as Connect reads
+// it: the stream's buffers (allocated when the stream opens, first written when the event
+// arrives) and the event's parse, per stream.
+func BenchmarkFirstEvent(b *testing.B) {
+	const stream = "id: evt_3\nevent: review.completed\n" +
+		`data: {"case_id":"review_c1","completed_at":"2026-02-22T10:05:18Z","result":{"action":"approve","data":{}}}` + "\n\n"
+	r := strings.NewReader(stream)
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Reset(stream)
+		f := &framed{body: io.NopCloser(r), ctx: context.Background(), limit: 64 << 10}
+		var got Event
+		err := read(f, f.limit+64, func(ev Event, dispatch bool) bool {
+			got = ev
+			return !dispatch
+		})
+		if err != nil || got.Name != "review.completed" {
+			b.Fatal(got, err)
+		}
+	}
+}
