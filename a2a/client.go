@@ -52,6 +52,8 @@ type Client struct {
 	maxBody    int64
 	newID      func() string
 	seq        atomic.Int64
+	maxPolls   int              // task queries of one agent (origin) in flight
+	polls      *transport.Slots // their slots: WithPollSlots's, or made by NewClient
 }
 
 // Option configures a [Client]. NewClient reports an invalid option as an error.
@@ -150,9 +152,38 @@ func WithMessageIDs(f func() string) Option {
 	}
 }
 
+// WithMaxPollsInFlight bounds the task queries a Client's waits have in flight at once at one
+// agent (one origin); a query past the bound waits its turn, then goes. Default
+// transport.DefaultMaxPollsInFlight (1,000). Thousands of waits that query at once — a
+// restart resuming them all, an agent slower than the pace — otherwise each hold a request,
+// and an HTTP/2 client opens connection after connection to carry them.
+func WithMaxPollsInFlight(n int) Option {
+	return func(c *Client) error {
+		if n < 1 {
+			return fmt.Errorf("a2a: WithMaxPollsInFlight(%d): needs at least 1", n)
+		}
+		c.maxPolls = n
+		return nil
+	}
+}
+
+// WithPollSlots makes the Client's task queries take their turn in s, shared with every client
+// given the same s: one bound for clients made one per credential at the same agents. It takes
+// the place of WithMaxPollsInFlight.
+func WithPollSlots(s *transport.Slots) Option {
+	return func(c *Client) error {
+		if s == nil {
+			return errors.New("a2a: WithPollSlots: nil slots")
+		}
+		c.polls = s
+		return nil
+	}
+}
+
 // NewClient returns a client configured by opts.
 func NewClient(opts ...Option) (*Client, error) {
-	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
+	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID,
+		maxPolls: transport.DefaultMaxPollsInFlight}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -164,6 +195,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
+	if c.polls == nil {
+		c.polls = transport.NewSlots(c.maxPolls)
+	}
 	return c, nil
 }
 

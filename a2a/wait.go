@@ -146,7 +146,7 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 	if o.Interval > 0 {
 		interval = max(o.Interval, time.Second)
 	}
-	poller := &transport.Poller{Client: c.hc, Interval: interval, MaxBody: c.maxBody, Logger: c.logger}
+	poller := &transport.Poller{Client: c.hc, Interval: interval, MaxBody: c.maxBody, Logger: c.logger, Slots: c.polls.For(ep.URL)}
 	newReq := func(rctx context.Context) (*http.Request, error) {
 		req, _, err := c.request(rctx, ep, get, taskID, nil, nil)
 		return req, err

@@ -38,6 +38,8 @@ type Client struct {
 	maxBody    int64
 	credential transport.Credential
 	logger     *slog.Logger
+	maxPolls   int           // polls of the endpoint in flight
+	polls      chan struct{} // their slots, made by NewClient
 }
 
 // Option configures a Client; an option given a bad value makes NewClient fail.
@@ -52,7 +54,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("hi: NewClient: base URL must be an absolute http(s) URL")
 	}
 	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: transport.DefaultRequestTimeout,
-		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler)}
+		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), maxPolls: transport.DefaultMaxPollsInFlight}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -64,7 +66,23 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc := *c.http
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
+	c.polls = make(chan struct{}, c.maxPolls)
 	return c, nil
+}
+
+// WithMaxPollsInFlight bounds the polls a Client's waits have in flight at once; a poll past
+// the bound waits its turn, then goes. Default transport.DefaultMaxPollsInFlight (1,000).
+// Thousands of waits that poll at once — a restart resuming them all, an endpoint slower than
+// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
+// connection to carry them.
+func WithMaxPollsInFlight(n int) Option {
+	return func(c *Client) error {
+		if n < 1 {
+			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
+		}
+		c.maxPolls = n
+		return nil
+	}
 }
 
 // WithHTTPClient sends every request through a copy of hc (its redirect policy replaced:
@@ -256,7 +274,7 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 		return nil, errors.New("hi: Wait: empty id")
 	}
 	p := &transport.Poller{Client: c.http, Interval: c.interval, Logger: c.logger, RequestTimeout: c.timeout,
-		MaxBody: c.maxBody, Authorize: c.authorize}
+		MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls}
 	res, err := transport.Poll(ctx, p, c.url(routeInteractions+url.PathEscape(id)), func(body []byte) (*transport.Result, bool, error) {
 		it, err := decodeInteraction(body)
 		if err != nil {

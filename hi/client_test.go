@@ -3,15 +3,18 @@ package hi_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hitlkit/hitlkit/hi"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -118,4 +121,42 @@ func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
 	if res != nil || !errors.As(err, &me) || me.Want != "int_mine" || me.Got != "int_other" {
 		t.Fatalf("Wait = %+v, %v; want a MismatchError", res, err)
 	}
+}
+
+// TestMaxPollsInFlight: 20 waits on resolved interactions, at an endpoint that takes 1 s per
+// poll, poll it at most 5 at a time with WithMaxPollsInFlight(5): four rounds.
+func TestMaxPollsInFlight(t *testing.T) {
+	if _, err := hi.NewClient("https://hi.example", hi.WithMaxPollsInFlight(0)); err == nil {
+		t.Error("WithMaxPollsInFlight(0) accepted")
+	}
+	synctest.Test(t, func(t *testing.T) {
+		e := &endpoint{store: map[string]*hi.Interaction{}}
+		for i := range 20 {
+			it := message(1, hi.Majority)
+			it.InteractionID = fmt.Sprintf("int_%d", i)
+			if _, err := it.Record(hi.Feedback{ParticipantID: "p1", Action: "approve"}); err != nil {
+				t.Fatal(err)
+			}
+			e.store[it.InteractionID] = it
+		}
+		slow := &memhttp.Slow{Delay: time.Second, Handler: e}
+		c, err := hi.NewClient("https://hi.example", hi.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: slow}}),
+			hi.WithMaxPollsInFlight(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		began := time.Now()
+		var wg sync.WaitGroup
+		for id := range e.store {
+			wg.Go(func() {
+				if r, err := c.Wait(t.Context(), id); err != nil || r.Action != "approve" {
+					t.Errorf("Wait = %+v, %v", r, err)
+				}
+			})
+		}
+		wg.Wait()
+		if most := slow.Most(); most != 5 || time.Since(began) != 4*time.Second {
+			t.Errorf("%d polls in flight at most, all done after %v; want 5, 4s", most, time.Since(began))
+		}
+	})
 }

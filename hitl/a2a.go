@@ -103,7 +103,9 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	if it.Kind == KindA2AInput && o.Ask == nil {
 		return nil, ErrNoAsker
 	}
-	opts := []a2a.Option{a2a.WithHTTPClient(c.http), a2a.WithLogger(c.logger)}
+	// One a2a.Client per wait (its credential is the interrupt's); their task queries share
+	// this client's bound on polls in flight.
+	opts := []a2a.Option{a2a.WithHTTPClient(c.http), a2a.WithLogger(c.logger), a2a.WithPollSlots(c.polls)}
 	if a := c.authorizer(it, it.Task.Endpoint.URL, auth); a != nil {
 		opts = append(opts, a2a.WithAuthorize(a))
 	}

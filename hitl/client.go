@@ -43,10 +43,10 @@ type Client struct {
 	requestTimeout time.Duration // 0: transport.DefaultRequestTimeout
 	pollInterval   time.Duration // 0: transport.DefaultInterval
 	store          Store
-	waiters        []Waiter // WithWaiter's
-	defaultWays    []Waiter // the stream, callbacks and waiters: see Client.ways
-	maxPolls       int      // polls in flight per service origin
-	pollSlots      sync.Map // origin → chan struct{} of cap maxPolls
+	waiters        []Waiter         // WithWaiter's
+	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
+	maxPolls       int              // polls in flight per service origin
+	polls          *transport.Slots // their slots, made by NewClient
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -79,6 +79,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !c.detect.AllowPrivateAddresses {
 		c.service = transport.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
 	}
+	c.polls = transport.NewSlots(c.maxPolls)
 	c.defaultWays = append([]Waiter{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
 }
@@ -243,7 +244,7 @@ func WithRequestTimeout(d time.Duration) Option {
 
 // DefaultMaxPollsInFlight is how many polls of one service (one origin) a Client has in
 // flight at once by default; see [WithMaxPollsInFlight].
-const DefaultMaxPollsInFlight = 1000
+const DefaultMaxPollsInFlight = transport.DefaultMaxPollsInFlight
 
 // WithMaxPollsInFlight bounds the polls of one service (one origin) a Client has in flight at
 // once, over all its waits; a poll past the bound waits its turn, then goes. Default
@@ -260,15 +261,6 @@ func WithMaxPollsInFlight(n int) Option {
 		c.maxPolls = n
 		return nil
 	}
-}
-
-// pollSlotsFor returns the slots shared by every poll of origin.
-func (c *Client) pollSlotsFor(origin string) chan struct{} {
-	if s, ok := c.pollSlots.Load(origin); ok {
-		return s.(chan struct{})
-	}
-	s, _ := c.pollSlots.LoadOrStore(origin, make(chan struct{}, c.maxPolls))
-	return s.(chan struct{})
 }
 
 // WithPollInterval sets the delay between polls when the service sends no Retry-After
@@ -612,7 +604,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		Logger:         c.logger,
 		FirstDelay:     time.Until(it.PollAfter),
 		RequestTimeout: c.requestTimeout,
-		Slots:          c.pollSlotsFor(httpx.OriginOf(cs.PollURL)),
+		Slots:          c.polls.For(cs.PollURL),
 	}
 	mark := checkpointer(o, p)
 	var (

@@ -47,6 +47,8 @@ type Client struct {
 	interval       time.Duration
 	timeout        time.Duration
 	allowLocalHTTP bool
+	maxPolls       int           // polls of the server in flight
+	polls          chan struct{} // their slots, made by NewClient
 }
 
 // Option configures a Client; an option given a bad value makes NewClient fail.
@@ -62,7 +64,8 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("hxp: NewClient: base URL must be an absolute http(s) URL")
 	}
 	c := &Client{base: u, prefix: DefaultAPIPrefix, http: http.DefaultClient,
-		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout}
+		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout,
+		maxPolls: transport.DefaultMaxPollsInFlight}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -79,7 +82,23 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc := *c.http
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
+	c.polls = make(chan struct{}, c.maxPolls)
 	return c, nil
+}
+
+// WithMaxPollsInFlight bounds the polls a Client's waits have in flight at once; a poll past
+// the bound waits its turn, then goes. Default transport.DefaultMaxPollsInFlight (1,000).
+// Thousands of waits that poll at once — a restart resuming them all, a server slower than
+// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
+// connection to carry them.
+func WithMaxPollsInFlight(n int) Option {
+	return func(c *Client) error {
+		if n < 1 {
+			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
+		}
+		c.maxPolls = n
+		return nil
+	}
 }
 
 func isLocal(host string) bool { return host == "localhost" || host == "127.0.0.1" || host == "::1" }

@@ -68,7 +68,7 @@ type Poller struct {
 	// Slots, when set, bounds the polls in flight among every loop that shares it: a poll
 	// takes a slot (sends to the channel) before its request and frees it after, so when
 	// cap(Slots) polls are in flight the next waits its turn (or for ctx to end). Nil: no
-	// bound.
+	// bound. [Slots.For] hands out one per origin.
 	Slots chan struct{}
 }
 

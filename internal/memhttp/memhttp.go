@@ -132,10 +132,12 @@ func (w *writer) Write(p []byte) (int, error) {
 // Flush satisfies http.Flusher; writes already reach the reader without buffering.
 func (w *writer) Flush() { w.writeHeader(http.StatusOK) }
 
-// Slow wraps Handler, holding each request for Delay before it is served, and counts the
-// requests in flight (see Most). Safe for concurrent use.
+// Slow wraps Handler (as a server) or Next (as a client's transport), holding each request
+// for Delay before it is served or sent, and counts the requests in flight (see Most). Safe
+// for concurrent use.
 type Slow struct {
 	Handler http.Handler
+	Next    http.RoundTripper
 	Delay   time.Duration
 
 	mu             sync.Mutex
@@ -144,19 +146,36 @@ type Slow struct {
 
 // ServeHTTP implements http.Handler.
 func (s *Slow) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.inFlight++
-	s.most = max(s.most, s.inFlight)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.inFlight--
-		s.mu.Unlock()
-	}()
+	defer s.enter()()
 	select {
 	case <-time.After(s.Delay):
 		s.Handler.ServeHTTP(w, r)
 	case <-r.Context().Done():
+	}
+}
+
+// RoundTrip implements http.RoundTripper; the request counts as in flight until Next has
+// answered, its body aside.
+func (s *Slow) RoundTrip(r *http.Request) (*http.Response, error) {
+	defer s.enter()()
+	select {
+	case <-time.After(s.Delay):
+		return s.Next.RoundTrip(r)
+	case <-r.Context().Done():
+		return nil, context.Cause(r.Context())
+	}
+}
+
+// enter counts a request in flight and returns what counts it out.
+func (s *Slow) enter() (leave func()) {
+	s.mu.Lock()
+	s.inFlight++
+	s.most = max(s.most, s.inFlight)
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
 	}
 }
 
