@@ -4,7 +4,8 @@
 //   - [Poll] and [PollOnWake] GET a status URL until it reports a terminal state, honouring
 //     server pacing (Retry-After, ETag and 304), backing off on transient failures without
 //     ever ending a long wait, and ending on permanent ones with a typed error. PollOnWake also
-//     polls early when told the state changed.
+//     polls early when told the state changed. [Slots] bound the polls in flight per origin
+//     across every loop, and every client, that shares them.
 //   - [Subscribe] follows a Server-Sent Events stream, reconnecting with Last-Event-ID after a
 //     drop, a clean close or a silent half-open connection, and reports [ErrStreamUnavailable]
 //     when the server has none.
