@@ -73,7 +73,8 @@ func waitDecided(t *testing.T, c *hitl.Client, it *hitl.Interrupt, o *hitl.WaitO
 
 // TestTerminalEventDecides: a terminal event over the case's own stream that carries the
 // complete outcome is the Result at once, without a poll; one without the outcome, from
-// another origin, or about another case is not: the poll decides.
+// another origin, or about another case is not: the poll decides (and after another case's,
+// the stream is read no further).
 func TestTerminalEventDecides(t *testing.T) {
 	const rejected = `{"case_id":"review_c1","completed_at":"2026-02-22T10:05:18Z","result":{"action":"reject","data":{"feedback":"no"}}}`
 	tests := []struct {
@@ -89,6 +90,9 @@ func TestTerminalEventDecides(t *testing.T) {
 		{"no case id in the event", "svc.example", "event: review.completed\ndata: " + strings.Replace(rejected, `"case_id":"review_c1",`, "", 1) + "\n\n", "approve", 1, 10 * time.Second},
 		{"another origin", "events.example", "event: review.completed\ndata: " + rejected + "\n\n", "approve", 1, 10 * time.Second},
 		{"another case", "svc.example", "event: review.completed\ndata: " + strings.Replace(rejected, "review_c1", "review_c9", 1) + "\n\n", "approve", 1, 30 * time.Second},
+		// A stream that sent another case's terminal event is followed no further.
+		{"another case, then this one", "svc.example", "event: review.completed\ndata: " + strings.Replace(rejected, "review_c1", "review_c9", 1) + "\n\n" +
+			"event: review.completed\ndata: " + rejected + "\n\n", "approve", 1, 30 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
