@@ -52,8 +52,7 @@ type Client struct {
 	maxBody    int64
 	newID      func() string
 	seq        atomic.Int64
-	maxPolls   int              // task queries of one agent (origin) in flight
-	polls      *transport.Slots // their slots: WithPollSlots's, or made by NewClient
+	polls      *transport.Slots // bound on task queries in flight: an option's, or the default
 }
 
 // Option configures a [Client]. NewClient reports an invalid option as an error.
@@ -162,14 +161,14 @@ func WithMaxPollsInFlight(n int) Option {
 		if n < 1 {
 			return fmt.Errorf("a2a: WithMaxPollsInFlight(%d): needs at least 1", n)
 		}
-		c.maxPolls = n
+		c.polls = transport.NewSlots(n)
 		return nil
 	}
 }
 
 // WithPollSlots makes the Client's task queries take their turn in s, shared with every client
-// given the same s: one bound for clients made one per credential at the same agents. It takes
-// the place of WithMaxPollsInFlight.
+// given the same s: one bound for clients made one per credential at the same agents. Of it and
+// WithMaxPollsInFlight, the later option applies.
 func WithPollSlots(s *transport.Slots) Option {
 	return func(c *Client) error {
 		if s == nil {
@@ -182,8 +181,7 @@ func WithPollSlots(s *transport.Slots) Option {
 
 // NewClient returns a client configured by opts.
 func NewClient(opts ...Option) (*Client, error) {
-	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID,
-		maxPolls: transport.DefaultMaxPollsInFlight}
+	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
 	for _, o := range opts {
 		if err := o(c); err != nil {
 			return nil, err
@@ -196,7 +194,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
 	if c.polls == nil {
-		c.polls = transport.NewSlots(c.maxPolls)
+		c.polls = transport.NewSlots(transport.DefaultMaxPollsInFlight)
 	}
 	return c, nil
 }

@@ -38,8 +38,7 @@ type Client struct {
 	maxBody    int64
 	credential transport.Credential
 	logger     *slog.Logger
-	maxPolls   int           // polls of the endpoint in flight
-	polls      chan struct{} // their slots, made by NewClient
+	polls      *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // Option configures a Client; an option given a bad value makes NewClient fail.
@@ -54,7 +53,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("hi: NewClient: base URL must be an absolute http(s) URL")
 	}
 	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: transport.DefaultRequestTimeout,
-		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), maxPolls: transport.DefaultMaxPollsInFlight}
+		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -66,7 +65,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc := *c.http
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
-	c.polls = make(chan struct{}, c.maxPolls)
+	if c.polls == nil {
+		c.polls = transport.NewSlots(transport.DefaultMaxPollsInFlight)
+	}
 	return c, nil
 }
 
@@ -80,7 +81,7 @@ func WithMaxPollsInFlight(n int) Option {
 		if n < 1 {
 			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
 		}
-		c.maxPolls = n
+		c.polls = transport.NewSlots(n)
 		return nil
 	}
 }
@@ -273,9 +274,10 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 	if id == "" {
 		return nil, errors.New("hi: Wait: empty id")
 	}
+	pollURL := c.url(routeInteractions + url.PathEscape(id))
 	p := &transport.Poller{Client: c.http, Interval: c.interval, Logger: c.logger, RequestTimeout: c.timeout,
-		MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls}
-	res, err := transport.Poll(ctx, p, c.url(routeInteractions+url.PathEscape(id)), func(body []byte) (*transport.Result, bool, error) {
+		MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls.For(pollURL)}
+	res, err := transport.Poll(ctx, p, pollURL, func(body []byte) (*transport.Result, bool, error) {
 		it, err := decodeInteraction(body)
 		if err != nil {
 			return nil, false, err

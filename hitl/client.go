@@ -45,8 +45,7 @@ type Client struct {
 	store          Store
 	waiters        []Waiter         // WithWaiter's
 	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
-	maxPolls       int              // polls in flight per service origin
-	polls          *transport.Slots // their slots, made by NewClient
+	polls          *transport.Slots // bound on polls in flight per service origin
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -62,7 +61,6 @@ func NewClient(opts ...Option) (*Client, error) {
 		logger:      slog.New(slog.DiscardHandler),
 		minInterval: transport.DefaultMinInterval,
 		maxInterval: transport.DefaultMaxInterval,
-		maxPolls:    DefaultMaxPollsInFlight,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -79,7 +77,9 @@ func NewClient(opts ...Option) (*Client, error) {
 	if !c.detect.AllowPrivateAddresses {
 		c.service = transport.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
 	}
-	c.polls = transport.NewSlots(c.maxPolls)
+	if c.polls == nil {
+		c.polls = transport.NewSlots(DefaultMaxPollsInFlight)
+	}
 	c.defaultWays = append([]Waiter{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
 }
@@ -258,7 +258,7 @@ func WithMaxPollsInFlight(n int) Option {
 		if n < 1 {
 			return errors.New("WithMaxPollsInFlight: needs at least 1")
 		}
-		c.maxPolls = n
+		c.polls = transport.NewSlots(n)
 		return nil
 	}
 }

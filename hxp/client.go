@@ -47,8 +47,7 @@ type Client struct {
 	interval       time.Duration
 	timeout        time.Duration
 	allowLocalHTTP bool
-	maxPolls       int           // polls of the server in flight
-	polls          chan struct{} // their slots, made by NewClient
+	polls          *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // Option configures a Client; an option given a bad value makes NewClient fail.
@@ -64,8 +63,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 		return nil, errors.New("hxp: NewClient: base URL must be an absolute http(s) URL")
 	}
 	c := &Client{base: u, prefix: DefaultAPIPrefix, http: http.DefaultClient,
-		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout,
-		maxPolls: transport.DefaultMaxPollsInFlight}
+		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -82,7 +80,9 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc := *c.http
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
-	c.polls = make(chan struct{}, c.maxPolls)
+	if c.polls == nil {
+		c.polls = transport.NewSlots(transport.DefaultMaxPollsInFlight)
+	}
 	return c, nil
 }
 
@@ -96,7 +96,7 @@ func WithMaxPollsInFlight(n int) Option {
 		if n < 1 {
 			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
 		}
-		c.maxPolls = n
+		c.polls = transport.NewSlots(n)
 		return nil
 	}
 }

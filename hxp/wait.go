@@ -125,7 +125,7 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 		RequestTimeout: c.timeout,
 		MaxBody:        c.maxBody,
 		Logger:         c.logger,
-		Slots:          c.polls,
+		Slots:          c.polls.For(pollURL),
 		Authorize: func(ctx context.Context, req *http.Request) error {
 			return c.authorize(ctx, req, asAgent)
 		},
