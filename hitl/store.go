@@ -8,9 +8,6 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
-	"time"
-
-	"github.com/hitlkit/hitlkit/internal/kv"
 )
 
 // StoreKey identifies an open interrupt: the origin of the service and the case or task id,
@@ -95,52 +92,6 @@ func decodeAll(raw [][]byte) ([]*Interrupt, error) {
 	}
 	return out, nil
 }
-
-// FileStore is a Store in one file (bbolt: a single-file, pure-Go B+tree that commits each
-// write to disk before it returns), created readable by its owner only. One process holds
-// the file at a time; a second waits for its lock (see OpenFileStore). Safe for concurrent
-// use; Close it when done.
-type FileStore struct{ db *kv.DB }
-
-// ErrStoreLocked: another process holds the store's file.
-var ErrStoreLocked = errors.New("hitl: the store file is held by another process")
-
-// OpenFileStore opens the store in the file at path, creating it (mode 0600) if needed. It
-// waits up to 5 s for another process to release the file, then fails with ErrStoreLocked.
-func OpenFileStore(path string) (*FileStore, error) {
-	db, err := kv.Open(path, 5*time.Second)
-	if err != nil {
-		if kv.Locked(err) {
-			return nil, ErrStoreLocked
-		}
-		return nil, fmt.Errorf("hitl: open store: %w", err)
-	}
-	return &FileStore{db: db}, nil
-}
-
-// Put implements Store; it returns once the write is on disk.
-func (s *FileStore) Put(_ context.Context, it *Interrupt) error {
-	b, err := json.Marshal(it)
-	if err != nil {
-		return err
-	}
-	return s.db.Put(it.Key().bytes(), b)
-}
-
-// Delete implements Store.
-func (s *FileStore) Delete(_ context.Context, key StoreKey) error { return s.db.Delete(key.bytes()) }
-
-// List implements Store; the interrupts are in key order.
-func (s *FileStore) List(_ context.Context) ([]*Interrupt, error) {
-	var raw [][]byte
-	if err := s.db.Each(func(v []byte) error { raw = append(raw, v); return nil }); err != nil {
-		return nil, err
-	}
-	return decodeAll(raw)
-}
-
-// Close closes the file.
-func (s *FileStore) Close() error { return s.db.Close() }
 
 // WithStore makes the client keep every interrupt it waits on in s: [Client.Do] and
 // [Client.Wait] put it before waiting and delete it once they return a Result (an error

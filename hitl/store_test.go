@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/filestore"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
@@ -25,7 +26,7 @@ import (
 // only after the handler returned nil, so a failing handler gets it again next time.
 func TestStoreOutlivesTheProcess(t *testing.T) {
 	file := func(t *testing.T) hitl.Store {
-		s, err := hitl.OpenFileStore(filepath.Join(t.TempDir(), "open.db"))
+		s, err := filestore.Open(filepath.Join(t.TempDir(), "open.db"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,23 +115,6 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 	}
 }
 
-// TestFileStoreLocked: a second process opening a store file another holds gets
-// ErrStoreLocked, not a shared, corrupting write.
-func TestFileStoreLocked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "open.db")
-	s, err := hitl.OpenFileStore(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if testing.Short() {
-		t.Skip("waits 5 s for the lock")
-	}
-	if _, err := hitl.OpenFileStore(path); !errors.Is(err, hitl.ErrStoreLocked) {
-		t.Errorf("second open = %v, want ErrStoreLocked", err)
-	}
-}
-
 // TestWaiters: a waiter added with WithWaiter wakes the wait, and a poll confirms its outcome
 // (one that the service does not confirm does not end the wait); WaitOptions.Waiter replaces
 // the built-in ways, its Result returned as is.
@@ -195,7 +179,7 @@ func BenchmarkStorePut(b *testing.B) {
 			var store hitl.Store = &hitl.MemoryStore{}
 			path := filepath.Join(b.TempDir(), "open.db")
 			if name != "memory" {
-				fs, err := hitl.OpenFileStore(path)
+				fs, err := filestore.Open(path)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/filestore"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/backoff"
 )
@@ -189,7 +190,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		}
 		defer os.RemoveAll(dir)
 		storePath = filepath.Join(dir, "hitl.db")
-		st, err := hitl.OpenFileStore(storePath)
+		st, err := filestore.Open(storePath)
 		if err != nil {
 			return r, err
 		}

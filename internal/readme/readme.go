@@ -64,7 +64,8 @@ var RootPackages = map[string]string{
 	"json": "encoding/json", "errors": "errors",
 	"hitl": "github.com/hitlkit/hitlkit/hitl", "hxp": "github.com/hitlkit/hitlkit/hxp", "a2a": "github.com/hitlkit/hitlkit/a2a",
 	"hi": "github.com/hitlkit/hitlkit/hi", "transport": "github.com/hitlkit/hitlkit/transport",
-	"hitltest": "github.com/hitlkit/hitlkit/hitl/hitltest",
+	"hitltest":  "github.com/hitlkit/hitlkit/hitl/hitltest",
+	"filestore": "github.com/hitlkit/hitlkit/hitl/filestore",
 }
 
 // Nested names the packages of the repository's other modules: a block that uses one is
