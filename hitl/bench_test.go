@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -122,4 +123,37 @@ func BenchmarkPollRoundTrip(b *testing.B) {
 			r.Body.Close()
 		}
 	})
+}
+
+// BenchmarkTransportPassThrough measures a plain 200 over loopback through the base
+// transport alone and through Client.Transport around it: the allocations per request
+// must be the same (TestTransportPassThroughAllocs asserts it without a network).
+func BenchmarkTransportPassThrough(b *testing.B) {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"items":[1,2,3]}`)
+	}))
+	defer svc.Close()
+	base := svc.Client().Transport
+	client, err := hitl.NewClient(hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		rt   http.RoundTripper
+	}{{"base", base}, {"hitl", client.Transport(base, nil)}} {
+		b.Run(tc.name, func(b *testing.B) {
+			req, _ := http.NewRequest(http.MethodGet, svc.URL+"/items", nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				resp, err := tc.rt.RoundTrip(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				_ = resp.Body.Close()
+			}
+		})
+	}
 }

@@ -364,42 +364,64 @@ type Response struct {
 // without a decision it returns the response, the interrupt and the error; save the interrupt
 // to wait again later. Cancelling ctx stops the wait and returns context.Cause(ctx).
 func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
+	resp, it, r, err := c.exchange(ctx, req.WithContext(ctx), o, clientSender{c.http})
+	if resp == nil {
+		return nil, err
+	}
+	return &Response{Response: resp, Interrupt: it, Result: r}, err
+}
+
+// clientSender sends through an *http.Client, naming the request in its errors.
+type clientSender struct{ hc *http.Client }
+
+func (s clientSender) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("hitl: %s %s: %w", req.Method, httpx.Redact(req.URL.String()), httpx.StripURL(err))
+	}
+	return resp, nil
+}
+
+// exchange is the one call both [Client.Do] and [Client.Transport] make: it sends req (whose
+// context is ctx) through send and, when the response asks for a human, forwards the question,
+// keeps the interrupt in the store, waits for the decision and forgets it again. It returns
+// the response (nil when nothing came back), the interrupt and the result as far as it got.
+// It allocates nothing for a response that asks for no human.
+func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper) (*http.Response, *Interrupt, *Result, error) {
 	if o == nil {
-		o = &CallOptions{}
+		o = &noCallOptions
 	}
 	forward := o.Forwarder
 	if forward == nil {
 		forward = c.forward
 	}
 	if forward == nil && !o.DetectOnly {
-		return nil, ErrNoForwarder
+		closeBody(req)
+		return nil, nil, nil, ErrNoForwarder
 	}
-	req = req.WithContext(ctx)
 	if o.CallbackURL != "" {
+		req = req.Clone(ctx)
 		if err := withCallbackURL(req, o.CallbackURL); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	resp, err := c.http.Do(req)
+	resp, err := send.RoundTrip(req)
 	if err != nil {
-		return nil, fmt.Errorf("hitl: %s %s: %w", req.Method, httpx.Redact(req.URL.String()), httpx.StripURL(err))
+		return nil, nil, nil, err
 	}
-	out := &Response{Response: resp}
 	it, err := c.Detect(resp)
 	if it != nil && len(o.Labels) > 0 {
 		it.Labels = maps.Clone(o.Labels)
 	}
 	if err != nil || it == nil || o.DetectOnly {
-		out.Interrupt = it
-		return out, err
+		return resp, it, nil, err
 	}
-	out.Interrupt = it
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
 	if err := forward(ctx, it); err != nil {
-		return out, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
+		return resp, it, nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
 	}
 	if err := c.keep(ctx, it); err != nil {
-		return out, err
+		return resp, it, nil, err
 	}
 	auth := c.authorization
 	if auth == nil {
@@ -407,28 +429,39 @@ func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Re
 			auth = func(context.Context) (string, error) { return h, nil }
 		}
 	}
-	out.Result, err = c.wait(ctx, it, o.Wait, auth, forward)
+	r, err := c.wait(ctx, it, o.Wait, auth, forward)
 	if err == nil {
 		c.forget(ctx, it)
 	}
-	return out, err
+	return resp, it, r, err
+}
+
+// noCallOptions is the defaults, shared read-only.
+var noCallOptions CallOptions
+
+// closeBody closes the body of a request that will not be sent, as a RoundTripper must.
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		_ = req.Body.Close()
+	}
 }
 
 // withCallbackURL rewrites req's JSON body to carry hitl_callback_url.
 func withCallbackURL(req *http.Request, callbackURL string) error {
 	var body []byte
 	if req.Body != nil && req.Body != http.NoBody {
-		rc := req.Body
+		orig := req.Body
+		defer orig.Close() // replaced below, or not sent at all
+		rc := orig
 		if req.GetBody != nil {
 			var err error
 			if rc, err = req.GetBody(); err != nil {
 				return fmt.Errorf("hitl: CallbackURL: %w", err)
 			}
+			defer rc.Close()
 		}
 		var err error
-		body, err = httpx.ReadLimited(rc, httpx.DefaultBodyLimit)
-		_ = rc.Close()
-		if err != nil {
+		if body, err = httpx.ReadLimited(rc, httpx.DefaultBodyLimit); err != nil {
 			return fmt.Errorf("hitl: CallbackURL: read the request body: %w", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -68,12 +69,16 @@ var ErrBodyTimeout = errors.New("hitl: response body not read within the read ti
 // yields an [*InvalidError] naming each field (errors.Is(err, ErrInvalid)), with the partial
 // case kept on it: the signal is never ignored.
 //
-// When Detect reads the body it puts an equivalent one back, so the caller can read it again
+// A text/event-stream response is never read: it yields (nil, nil). When Detect reads the
+// body it puts an equivalent one back, so the caller can read it again
 // and must still close it. Detect does not block beyond reading the body and is safe to call
 // from any goroutine.
 func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return nil, nil
+	}
+	if isEventStream(resp.Header) {
+		return nil, nil // a stream (an A2A message/stream, say) is the caller's to read as it comes
 	}
 	a2aAnswer := resp.StatusCode == http.StatusOK && isA2AResponse(resp, opts != nil && opts.A2A)
 	if resp.StatusCode != http.StatusAccepted && !a2aAnswer {
@@ -164,3 +169,9 @@ type restoredBody struct {
 }
 
 func (b *restoredBody) Close() error { return b.closer.Close() }
+
+// isEventStream reports whether h announces a text/event-stream body, without allocating.
+func isEventStream(h http.Header) bool {
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
+}

@@ -1,0 +1,127 @@
+package hitl
+
+import (
+	"bytes"
+	"net/http"
+)
+
+// Transport returns an [http.RoundTripper] that gives HITL handling to any library that
+// takes an *http.Client (an LLM provider's client, an MCP or A2A SDK, a generated API
+// client):
+//
+//	hc := &http.Client{Transport: client.Transport(nil, nil)}
+//
+// Each request goes through base (nil means [http.DefaultTransport]) and is handled as
+// [Client.Do] handles it, by the same code: when the response asks for a human, the question
+// is forwarded, kept in the client's store ([WithStore]) and waited for, and RoundTrip
+// returns once the human decided (or the case expired or was cancelled). o applies to every
+// request (nil means the defaults); its CallbackURL rewrites every request's body, so give
+// it only to a transport used for JSON calls. With DetectOnly set, responses pass through.
+//
+// The decided response is a new 200 OK for the same request. Its body is the service's
+// answer where the protocol gives one — the data of a HITL case's result (approval,
+// selection, form values), the final task of an A2A run — as application/json, and empty
+// otherwise (an expiry, a cancellation, an answer without data). [ResultOf] reads the typed
+// [Result] from it: check it before acting, as a human's "no" also arrives as a 200. The
+// asking response's body is closed.
+//
+// Every response that asks for no human, a stream (text/event-stream) included, is returned
+// untouched, without allocating. A request body is sent once; with a CallbackURL it is read
+// through GetBody when set, otherwise buffered up to 1 MiB (a longer one fails with
+// ErrBodyTooLarge, nothing sent).
+//
+// RoundTrip returns an error and no response when the outcome is unknown: the base
+// transport's error as it is; ErrNoForwarder (nothing sent) when the client has no
+// forwarder; an [*InvalidError] or ErrBodyTooLarge when a response may ask for a human but
+// cannot be read as such; and a [*WaitError] holding the interrupt when the wait ended
+// without a decision — the request's context was cancelled (its cause then matches with
+// errors.Is), the case went past its expiry, the forwarder or the store failed. An
+// interrupt the store took stays there for [Client.Resume]. [http.Client] wraps these
+// errors in a *url.Error; errors.Is and errors.As see through it.
+//
+// The transport is safe for concurrent use; each RoundTrip waits under its request's
+// context and leaves no goroutine behind when it returns. ExampleClient_Transport drives a
+// library that only takes an *http.Client through it.
+func (c *Client) Transport(base http.RoundTripper, o *CallOptions) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if o == nil {
+		o = &noCallOptions
+	}
+	return &roundTripper{c: c, base: base, o: o}
+}
+
+type roundTripper struct {
+	c    *Client
+	base http.RoundTripper
+	o    *CallOptions
+}
+
+// RoundTrip implements http.RoundTripper; see [Client.Transport].
+func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, it, r, err := t.c.exchange(req.Context(), req, t.o, t.base)
+	switch {
+	case err == nil && r == nil:
+		return resp, nil // no human asked (or DetectOnly)
+	case err != nil:
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		if it != nil {
+			return nil, &WaitError{Interrupt: it, Err: err}
+		}
+		return nil, err
+	}
+	_ = resp.Body.Close()
+	body := &decidedBody{Reader: bytes.NewReader(r.Data), result: r}
+	header := http.Header{}
+	if len(r.Data) > 0 {
+		header.Set("Content-Type", "application/json")
+	}
+	return &http.Response{
+		Status: "200 OK", StatusCode: http.StatusOK,
+		Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+		Header: header, Body: body, ContentLength: int64(len(r.Data)),
+		Request: req, TLS: resp.TLS,
+	}, nil
+}
+
+// decidedBody is the body of a response a Transport waited for: the answer, and the Result.
+type decidedBody struct {
+	*bytes.Reader
+	result *Result
+}
+
+func (*decidedBody) Close() error { return nil }
+
+// ResultOf returns the Result a [Client.Transport] waited for before it returned resp, or
+// nil when resp did not ask for a human (or did not come from a Transport). It still
+// answers after the body was read and closed, as long as resp.Body is the one the transport
+// returned.
+func ResultOf(resp *http.Response) *Result {
+	if resp == nil {
+		return nil
+	}
+	if b, ok := resp.Body.(*decidedBody); ok {
+		return b.result
+	}
+	return nil
+}
+
+// WaitError is what a [Client.Transport] returns when a response asked for a human and no
+// decision was learned: Interrupt is the question (wait on it again with [Client.Wait], or
+// let [Client.Resume] find it in the store), Err why the wait ended. errors.Is and errors.As
+// see Err.
+type WaitError struct {
+	Interrupt *Interrupt
+	Err       error
+}
+
+// Error names the case and the cause; it holds no secret.
+func (e *WaitError) Error() string {
+	return "hitl: no decision on " + e.Interrupt.ID() + ": " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *WaitError) Unwrap() error { return e.Err }

@@ -1,0 +1,267 @@
+package hitl_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+// trackedBody is a request or response body that records whether it was read and closed.
+type trackedBody struct {
+	io.Reader
+	read, closed atomic.Bool
+}
+
+func (b *trackedBody) Read(p []byte) (int, error) { b.read.Store(true); return b.Reader.Read(p) }
+func (b *trackedBody) Close() error               { b.closed.Store(true); return nil }
+
+func forwardNothing(context.Context, *hitl.Interrupt) error { return nil }
+
+// TestTransportWaitsForTheHuman: a library that only holds an *http.Client gets, once the
+// human decided, a 200 whose body is the result's data; ResultOf gives the typed Result, and
+// the store holds nothing afterwards.
+func TestTransportWaitsForTheHuman(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t)
+		var store hitl.MemoryStore
+		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(forwardNothing), hitl.WithStore(&store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		human(t, s, func(id string) error {
+			return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, &hitl.Responder{Name: "Ana"})
+		})
+		hc := &http.Client{Transport: c.Transport(s.Client().Transport, nil)}
+		req := post(t, s.URL+"/actions/selection", "")
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/json" || resp.Request != req {
+			t.Errorf("response = %d %q, request %p; want 200 application/json for %p", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Request, req)
+		}
+		if diff := cmp.Diff(`{"selected":["job_2"]}`, string(body)); diff != "" {
+			t.Errorf("body (-want +got):\n%s", diff)
+		}
+		r := hitl.ResultOf(resp)
+		if r == nil || r.Status != hitl.StatusCompleted || r.Action != "select" || r.RespondedBy == nil || r.RespondedBy.Name != "Ana" {
+			t.Fatalf("ResultOf = %+v; want Ana's selection", r)
+		}
+		if left, _ := store.List(t.Context()); len(left) != 0 {
+			t.Errorf("store holds %d interrupts after the decision; want 0", len(left))
+		}
+	})
+}
+
+// TestTransportNoDataNoBody: an expiry has no answer to carry; the body is empty and the
+// Result says what happened.
+func TestTransportNoDataNoBody(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := hitltest.NewMemoryServer(t)
+		c := newClient(t, s.Client().Transport, hitl.WithForwarder(forwardNothing))
+		human(t, s, func(id string) error { return s.Expire(id) })
+		hc := &http.Client{Transport: c.Transport(s.Client().Transport, nil)}
+		resp, err := hc.Do(post(t, s.URL+"/actions/approval", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		r := hitl.ResultOf(resp)
+		if len(body) != 0 || resp.ContentLength != 0 || r == nil || r.Status != hitl.StatusExpired || !r.DefaultApplied {
+			t.Errorf("body %q, length %d, result %+v; want no body and an expiry", body, resp.ContentLength, r)
+		}
+	})
+}
+
+// TestTransportPassThrough: answers that ask for no human come back as the very response the
+// base transport returned, their bodies unread; a stream is never read, whatever it claims.
+func TestTransportPassThrough(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		header http.Header
+		a2a    bool // the request negotiated A2A
+	}{
+		{"plain 200", 200, http.Header{"Content-Type": {"application/json"}}, false},
+		{"404", 404, nil, false},
+		{"A2A stream", 200, http.Header{"Content-Type": {"text/event-stream"}}, true},
+		{"202 stream", 202, http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &trackedBody{Reader: strings.NewReader(`{"status":"human_input_required","hitl":{}}`)}
+			want := &http.Response{StatusCode: tt.status, Header: tt.header, Body: body}
+			base := roundTripFunc(func(req *http.Request) (*http.Response, error) { want.Request = req; return want, nil })
+			c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+			req, _ := http.NewRequest(http.MethodGet, "https://svc.example/stream", nil)
+			if tt.a2a {
+				req.Header.Set("A2A-Version", "1.0")
+			}
+			got, err := c.Transport(base, nil).RoundTrip(req)
+			if err != nil || got != want || body.read.Load() || body.closed.Load() || hitl.ResultOf(got) != nil {
+				t.Errorf("RoundTrip = %p, %v (body read %v, closed %v); want the base's response %p untouched",
+					got, err, body.read.Load(), body.closed.Load(), want)
+			}
+		})
+	}
+}
+
+// fixed is a base transport answering every request with the same plain 200, allocating
+// nothing itself.
+type fixed struct{ resp *http.Response }
+
+func (f *fixed) RoundTrip(*http.Request) (*http.Response, error) { return f.resp, nil }
+
+// TestTransportPassThroughAllocs: on a plain 200 the transport allocates exactly what its
+// base allocates (BenchmarkTransportPassThrough measures it against a real server).
+func TestTransportPassThroughAllocs(t *testing.T) {
+	base := &fixed{resp: &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{}`))}}
+	c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+	rt := c.Transport(base, nil)
+	req, _ := http.NewRequest(http.MethodGet, "https://svc.example/items", nil)
+	baseAllocs := testing.AllocsPerRun(100, func() { _, _ = base.RoundTrip(req) })
+	got := testing.AllocsPerRun(100, func() {
+		if _, err := rt.RoundTrip(req); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if got != baseAllocs {
+		t.Errorf("allocations per pass-through = %v; want the base's %v", got, baseAllocs)
+	}
+}
+
+// TestTransportRequestBodies: with a CallbackURL the body is sent once, rewritten, whether or
+// not it can be read again; a body over the limit fails before anything is sent. Every body
+// handed to RoundTrip is closed, as the RoundTripper contract asks.
+func TestTransportRequestBodies(t *testing.T) {
+	tests := []struct {
+		name     string
+		body     string
+		getBody  bool
+		wantSent string
+		wantErr  error
+	}{
+		{"not replayable", `{"q":1}`, false, `{"hitl_callback_url":"https://agent.example/cb","q":1}`, nil},
+		{"replayable", `{"q":1}`, true, `{"hitl_callback_url":"https://agent.example/cb","q":1}`, nil},
+		{"over the limit", `{"q":"` + strings.Repeat("x", 1<<20) + `"}`, false, "", hitl.ErrBodyTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := &script{replies: []reply{{status: 200, body: `{}`}}}
+			c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+			rt := c.Transport(base, &hitl.CallOptions{CallbackURL: "https://agent.example/cb"})
+			body := &trackedBody{Reader: strings.NewReader(tt.body)}
+			req, _ := http.NewRequest(http.MethodPost, "https://svc.example/actions", body)
+			if tt.getBody {
+				req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(tt.body)), nil }
+			}
+			before := *req
+			resp, err := rt.RoundTrip(req)
+			sent, _ := base.requests()
+			if !errors.Is(err, tt.wantErr) || (err != nil) != (resp == nil) {
+				t.Fatalf("RoundTrip = %v, %v; want %v", resp, err, tt.wantErr)
+			}
+			if !body.closed.Load() {
+				t.Error("the request body was not closed")
+			}
+			if req.Body != before.Body || req.ContentLength != before.ContentLength || len(req.Header) != len(before.Header) {
+				t.Error("RoundTrip modified the caller's request")
+			}
+			if tt.wantErr != nil {
+				if len(sent) != 0 {
+					t.Errorf("%d requests sent; want none", len(sent))
+				}
+				return
+			}
+			got, _ := io.ReadAll(sent[0].Body)
+			if diff := cmp.Diff(tt.wantSent, string(got)); diff != "" {
+				t.Errorf("sent body (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTransportNoForwarder: a client that could not put a question to anyone sends nothing.
+func TestTransportNoForwarder(t *testing.T) {
+	base := &script{replies: []reply{{status: 200}}}
+	c := newClient(t, base)
+	body := &trackedBody{Reader: strings.NewReader(`{}`)}
+	req, _ := http.NewRequest(http.MethodPost, "https://svc.example/actions", body)
+	resp, err := c.Transport(base, nil).RoundTrip(req)
+	if sent, _ := base.requests(); resp != nil || !errors.Is(err, hitl.ErrNoForwarder) || len(sent) != 0 || !body.closed.Load() {
+		t.Errorf("RoundTrip = %v, %v, %d sent, body closed %v; want ErrNoForwarder, nothing sent, body closed", resp, err, len(sent), body.closed.Load())
+	}
+}
+
+// TestTransportWithoutDecision: when a response asked for a human and no decision is learned,
+// the caller gets no response and an error that says why and holds the interrupt, which
+// stays in the store; the asking response's body is closed.
+func TestTransportWithoutDecision(t *testing.T) {
+	errStop := errors.New("the agent shuts down")
+	tests := []struct {
+		name    string
+		replies []reply
+		cancel  bool
+		want    error
+	}{
+		{"poll 404", []reply{{status: 202, body: envelopeWith(hitlJSON())}, {status: 404, body: `{"error":"not_found"}`}}, false, hitl.ErrNotFound},
+		{"cancelled", []reply{{status: 202, body: envelopeWith(hitlJSON())}, {status: 200, body: `{"status":"pending","case_id":"review_abc123"}`}}, true, errStop},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				base := &script{replies: tt.replies}
+				var store hitl.MemoryStore
+				ctx, cancel := context.WithCancelCause(t.Context())
+				defer cancel(nil)
+				forwarded := func(context.Context, *hitl.Interrupt) error {
+					if tt.cancel {
+						cancel(errStop)
+					}
+					return nil
+				}
+				c := newClient(t, base, hitl.WithForwarder(forwarded), hitl.WithStore(&store))
+				hc := &http.Client{Transport: c.Transport(base, nil)}
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "https://svc.example/jobs", strings.NewReader(`{}`))
+				resp, err := hc.Do(req)
+				var we *hitl.WaitError
+				if resp != nil || !errors.Is(err, tt.want) || !errors.As(err, &we) || we.Interrupt.ID() != "review_abc123" {
+					t.Fatalf("Do = %v, %v; want no response and a WaitError for review_abc123 matching %v", resp, err, tt.want)
+				}
+				if strings.Contains(err.Error(), "K7xR2mN4") {
+					t.Errorf("error %q holds the review token", err)
+				}
+				if kept, _ := store.List(t.Context()); len(kept) != 1 || kept[0].ID() != "review_abc123" {
+					t.Errorf("store = %v; want the interrupt kept for Resume", kept)
+				}
+			})
+		})
+	}
+}
+
+// TestTransportInvalidHITL: a 202 whose hitl object is broken is never passed off as an
+// ordinary answer.
+func TestTransportInvalidHITL(t *testing.T) {
+	base := &script{replies: []reply{{status: 202, body: `{"status":"human_input_required","hitl":{"case_id":42}}`}}}
+	c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+	req, _ := http.NewRequest(http.MethodPost, "https://svc.example/jobs", nil)
+	resp, err := c.Transport(base, nil).RoundTrip(req)
+	var ie *hitl.InvalidError
+	if resp != nil || !errors.As(err, &ie) {
+		t.Errorf("RoundTrip = %v, %v; want an *InvalidError and no response", resp, err)
+	}
+}
