@@ -87,12 +87,11 @@ func ExampleTool() {
 		if it.Reminder == 0 && strings.HasPrefix(it.Case.ReviewURL, backend.URL) {
 			fmt.Println("review link forwarded")
 		}
-		return backend.Respond(it.ID(), "approve", nil, nil) // the person approves
+		// The person opens the page and approves.
+		id, _, _ := strings.Cut(strings.TrimPrefix(it.Case.ReviewURL, backend.URL+"/review/"), "?")
+		return backend.Respond(id, "approve", nil, nil)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{
-		ElicitationHandler: hitlmcp.ElicitationHandler(forward, nil),
-		Capabilities:       &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
-	})
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, hitlmcp.ClientOptions(forward, nil))
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {

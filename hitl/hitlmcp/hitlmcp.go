@@ -17,9 +17,14 @@ package hitlmcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/mail"
+	"net/url"
+	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,8 +53,9 @@ type Answer struct {
 // should return when ctx ends.
 type FormAsker func(ctx context.Context, f *Form) (Answer, error)
 
-// ErrBadAnswer: the human's accepted answer does not satisfy the requested schema; nothing
-// is sent to the server.
+// ErrBadAnswer: the human's accepted answer does not satisfy the requested schema (the
+// string formats email, uri, date and date-time included); the server gets JSON-RPC
+// invalid params (-32602) instead of the answer.
 var ErrBadAnswer = errors.New("hitlmcp: the answer does not match the requested schema")
 
 // ErrNoAsker: a form-mode elicitation arrived and no FormAsker was given.
@@ -58,11 +64,13 @@ var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 // ElicitationHandler returns a handler for mcp.ClientOptions.ElicitationHandler.
 //
 // A URL-mode elicitation becomes an Interrupt of kind KindURLElicitation — its Case holds the
-// elicitation id as CaseID, the message as Prompt and the URL as ReviewURL — passed to
+// elicitation id as CaseID (a new random id when the server sent none, as 2026-07-28 input
+// requests do), the message as Prompt and the URL as ReviewURL — passed to
 // forward; once forwarded it is answered "accept" (the human continues on the server's page,
 // and the server says when it is done). A form-mode elicitation goes to ask; an accepted
 // answer is validated against the requested schema, and one that does not satisfy it is
-// ErrBadAnswer. Either may be nil, refusing its mode with an error.
+// ErrBadAnswer. Either may be nil, refusing its mode with an error. [ClientOptions]
+// declares the modes to the server.
 func ElicitationHandler(forward hitl.Forwarder, ask FormAsker) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		p := req.Params
@@ -73,8 +81,12 @@ func ElicitationHandler(forward hitl.Forwarder, ask FormAsker) func(context.Cont
 			if forward == nil {
 				return nil, errors.New("hitlmcp: URL elicitation without a Forwarder")
 			}
+			id := p.ElicitationID
+			if id == "" { // 2026-07-28 URL input requests carry no elicitationId
+				id = "mcp-" + rand.Text()
+			}
 			it := &hitl.Interrupt{Kind: KindURLElicitation, Message: p.Message, Case: &hitl.Case{
-				CaseID: p.ElicitationID, Type: "x-mcp-url", Prompt: p.Message, ReviewURL: p.URL}}
+				CaseID: id, Type: "x-mcp-url", Prompt: p.Message, ReviewURL: p.URL}}
 			if err := forward(ctx, it); err != nil {
 				return nil, fmt.Errorf("hitlmcp: forward elicitation %s: %w", p.ElicitationID, err)
 			}
@@ -99,7 +111,7 @@ func ElicitationHandler(forward hitl.Forwarder, ask FormAsker) func(context.Cont
 			return nil, fmt.Errorf("hitlmcp: answer action %q is not accept, decline or cancel", a.Action)
 		}
 		if err := check(schema, a.Content); err != nil {
-			return nil, err
+			return nil, refusal(err)
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: a.Content}, nil
 	}
@@ -121,5 +133,52 @@ func check(schema json.RawMessage, content map[string]any) error {
 	if err := resolved.Validate(content); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadAnswer, err)
 	}
+	for name, p := range s.Properties {
+		v, ok := content[name].(string)
+		if ok && p != nil && !formatOK(p.Format, v) {
+			return fmt.Errorf("%w: %s is not a valid %s", ErrBadAnswer, name, p.Format)
+		}
+	}
 	return nil
+}
+
+// formatOK reports whether v has the string format an elicitation schema may ask for
+// (MCP 2025-11-25 "Elicitation", "Supported Schema Types": email, uri, date, date-time, as
+// JSON Schema 2020-12 §7.3 defines them). Any other format is not checked.
+func formatOK(format, v string) bool {
+	switch format {
+	case "email": // RFC 5321 Mailbox, a bare address
+		a, err := mail.ParseAddress(v)
+		return err == nil && a.Name == "" && a.Address == v
+	case "uri": // RFC 3986 URI: a scheme, no spaces
+		u, err := url.Parse(v)
+		return err == nil && u.Scheme != "" && !strings.ContainsAny(v, " \t\n\r")
+	case "date": // RFC 3339 full-date
+		_, err := time.Parse(time.DateOnly, v)
+		return err == nil
+	case "date-time": // RFC 3339 date-time
+		_, err := time.Parse(time.RFC3339, v)
+		return err == nil
+	}
+	return true
+}
+
+// ClientOptions returns options for mcp.NewClient whose elicitations go to
+// ElicitationHandler(forward, ask), declaring the modes it takes: URL mode when forward is
+// set, form mode when ask is. Other options may be set on the result.
+func ClientOptions(forward hitl.Forwarder, ask FormAsker) *mcp.ClientOptions {
+	caps := &mcp.ElicitationCapabilities{}
+	if forward != nil {
+		caps.URL = &mcp.URLElicitationCapabilities{}
+	}
+	if ask != nil {
+		caps.Form = &mcp.FormElicitationCapabilities{}
+	}
+	return &mcp.ClientOptions{
+		ElicitationHandler: ElicitationHandler(forward, ask),
+		Capabilities: &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{ListChanged: true}, // the SDK's default
+			Elicitation: caps,
+		},
+	}
 }

@@ -2,10 +2,15 @@ package hitlmcp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -48,12 +53,19 @@ func call(t *testing.T, ask *mcp.ElicitParams, handler func(context.Context, *mc
 // closes when the test ends.
 func connect(t *testing.T, server *mcp.Server, client *mcp.Client) *mcp.ClientSession {
 	t.Helper()
+	return connectAt(t, server, client, "")
+}
+
+// connectAt is connect with the client asking for protocol revision rev ("" for the
+// latest).
+func connectAt(t *testing.T, server *mcp.Server, client *mcp.Client, rev string) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := client.Connect(t.Context(), ct, nil)
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: rev})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +128,154 @@ func TestURLElicitation(t *testing.T) {
 	}
 	if _, err := call(t, &mcp.ElicitParams{Message: "x", RequestedSchema: budget}, hitlmcp.ElicitationHandler(fwd, nil)); err == nil {
 		t.Error("a form was answered without a FormAsker")
+	}
+}
+
+// TestFormRules: an accepted answer is checked against every rule an elicitation schema may
+// hold (MCP 2025-11-25 "Elicitation": string length and the formats email, uri, date and
+// date-time; number and integer bounds; booleans; single- and multi-select enums; required)
+// before it is sent; one that breaks a rule never reaches the server.
+func TestFormRules(t *testing.T) {
+	schema := map[string]any{"type": "object", "required": []any{"name"}, "properties": map[string]any{
+		"name":  map[string]any{"type": "string", "minLength": 2, "maxLength": 5},
+		"email": map[string]any{"type": "string", "format": "email"},
+		"site":  map[string]any{"type": "string", "format": "uri"},
+		"born":  map[string]any{"type": "string", "format": "date"},
+		"at":    map[string]any{"type": "string", "format": "date-time"},
+		"age":   map[string]any{"type": "integer", "minimum": 0, "maximum": 150},
+		"score": map[string]any{"type": "number", "minimum": 0.5, "maximum": 1},
+		"ok":    map[string]any{"type": "boolean"},
+		"size":  map[string]any{"type": "string", "enum": []any{"s", "m"}},
+		"tier":  map[string]any{"type": "string", "oneOf": []any{map[string]any{"const": "gold", "title": "Gold"}, map[string]any{"const": "free", "title": "Free"}}},
+		"toppings": map[string]any{"type": "array", "minItems": 1, "maxItems": 2,
+			"items": map[string]any{"type": "string", "enum": []any{"ham", "egg", "kale"}}},
+	}}
+	good := map[string]any{"name": "Ada", "email": "ada@example.org", "site": "https://example.org/a", "born": "1815-12-10",
+		"at": "2026-11-24T07:00:00Z", "age": 36.0, "score": 0.75, "ok": true, "size": "m", "tier": "gold", "toppings": []any{"egg"}}
+	for _, tt := range []struct {
+		field string
+		value any // nil: the field left out
+		ok    bool
+	}{
+		{"", nil, true},
+		{"email", nil, true},
+		{"at", "2026-11-24T07:00:00+01:00", true},
+		{"name", nil, false},
+		{"name", "A", false},
+		{"name", "Adalove", false},
+		{"name", 7.0, false},
+		{"email", "not-an-email", false},
+		{"email", "Ada <ada@example.org>", false},
+		{"site", "example.org/a", false},
+		{"site", "https://exa mple.org", false},
+		{"born", "10/12/1815", false},
+		{"born", "1815-13-10", false},
+		{"at", "2026-11-24 07:00", false},
+		{"at", "2026-11-24", false},
+		{"age", 36.5, false},
+		{"age", -1.0, false},
+		{"score", 0.25, false},
+		{"ok", "yes", false},
+		{"size", "xl", false},
+		{"tier", "Gold", false},
+		{"toppings", []any{}, false},
+		{"toppings", []any{"ham", "egg", "kale"}, false},
+		{"toppings", []any{"tofu"}, false},
+	} {
+		t.Run(fmt.Sprintf("%s=%v", tt.field, tt.value), func(t *testing.T) {
+			answer := map[string]any{}
+			for k, v := range good {
+				answer[k] = v
+			}
+			if tt.field != "" {
+				delete(answer, tt.field)
+				if tt.value != nil {
+					answer[tt.field] = tt.value
+				}
+			}
+			ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+				return hitlmcp.Answer{Action: "accept", Content: answer}, nil
+			}
+			got, err := call(t, &mcp.ElicitParams{Message: "Who?", RequestedSchema: schema}, hitlmcp.ElicitationHandler(nil, ask))
+			if tt.ok && (err != nil || !strings.HasPrefix(got, "accept")) {
+				t.Fatalf("the server received %q, %v; want the answer", got, err)
+			}
+			if !tt.ok && (err == nil || !errors.Is(err, hitlmcp.ErrBadAnswer)) {
+				t.Fatalf("the server received %q, %v; want ErrBadAnswer", got, err)
+			}
+		})
+	}
+}
+
+// TestRefusalsAreInvalidParams: on a 2025-11-25 session the server's elicitation/create of a
+// form gets a bad answer refused as JSON-RPC invalid params (-32602) with a message.
+func TestRefusalsAreInvalidParams(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
+	got := make(chan error, 1)
+	mcp.AddTool(server, &mcp.Tool{Name: "buy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "How much?", RequestedSchema: budget})
+		got <- err
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+	})
+	ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 5000.0}}, nil
+	}
+	cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, hitlmcp.ClientOptions(nil, ask)), "2025-11-25")
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "buy"}); err != nil {
+		t.Fatal(err)
+	}
+	var rpc *jsonrpc.Error
+	if err := <-got; !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, "does not match") {
+		t.Fatalf("the server's Elicit = %#v, want invalid params (-32602) with a message", err)
+	}
+}
+
+// readmeClient is the README's client, as written there.
+const readmeClient = `client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, hitlmcp.ClientOptions(fwd, askMyHumanForm))`
+
+// TestREADMEClientTakesURLElicitations: a client built as the README shows declares URL
+// mode and form mode, so a 2025-11-25 server sends it both.
+func TestREADMEClientTakesURLElicitations(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil || !strings.Contains(string(readme), readmeClient) {
+		t.Fatalf("the README does not build its client as %s (%v)", readmeClient, err)
+	}
+	var forwarded atomic.Int32
+	fwd := func(context.Context, *hitl.Interrupt) error { forwarded.Add(1); return nil }
+	askMyHumanForm := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 5.0}}, nil
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, hitlmcp.ClientOptions(fwd, askMyHumanForm))
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "buy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		u, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "Pay", URL: "https://pay.example/1", ElicitationID: "el-1"})
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "How much?", RequestedSchema: budget})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: u.Action + " " + f.Action}}}, nil, nil
+	})
+	res, err := connectAt(t, server, client, "2025-11-25").CallTool(t.Context(), &mcp.CallToolParams{Name: "buy"})
+	if err != nil || res.IsError || text(res) != "accept accept" || forwarded.Load() != 1 {
+		t.Fatalf("CallTool = %+v, %v; forwarded %d", res, err, forwarded.Load())
+	}
+}
+
+// TestURLElicitationWithoutID: a 2026-07-28 URL input request has no elicitationId; each
+// forwarded Interrupt still has an id of its own.
+func TestURLElicitationWithoutID(t *testing.T) {
+	var ids []string
+	fwd := func(_ context.Context, it *hitl.Interrupt) error { ids = append(ids, it.ID()); return nil }
+	for range 2 {
+		if _, err := call(t, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://files.example/connect"}, hitlmcp.ElicitationHandler(fwd, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) != 2 || ids[0] == "" || ids[0] == ids[1] {
+		t.Fatalf("forwarded ids %q, want two different ids", ids)
 	}
 }

@@ -2,6 +2,7 @@ package hitlmcp
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,9 +39,10 @@ type pending struct {
 // res, an input-required result (the client's automatic loop off:
 // mcp.ClientOptions.MultiRoundTrip.Disabled), or err, its -32042 "URL elicitation required"
 // error (a client without an ElicitationHandler). The Interrupt's Case holds the first URL
-// elicitation — CaseID its elicitation id, ReviewURL its URL, Prompt its message — to forward
-// to the person like a review link; its Context holds the call, the requestState and the
-// input ids. Any other outcome is ErrNotPaused; a form-mode input request is ErrFormInput.
+// elicitation — ReviewURL its URL, Prompt its message — to forward to the person like a
+// review link; its Context holds the call, the requestState and the input ids. Its CaseID
+// (the Interrupt's ID, its key in a hitl.Store) is a new random id, whether or not the
+// server sent an elicitationId: two paused calls never share one. Any other outcome is ErrNotPaused; a form-mode input request is ErrFormInput.
 func Paused(call *mcp.CallToolParams, res *mcp.CallToolResult, err error) (*hitl.Interrupt, error) {
 	if call == nil {
 		return nil, errors.New("hitlmcp: Paused needs the call")
@@ -88,7 +90,7 @@ func Paused(call *mcp.CallToolParams, res *mcp.CallToolResult, err error) (*hitl
 	}
 	first := urls[0]
 	return &hitl.Interrupt{Kind: KindMCPInput, Message: first.Message, Case: &hitl.Case{
-		CaseID: first.ElicitationID, Type: "x-mcp-url", Prompt: first.Message, ReviewURL: first.URL, Context: ctx}}, nil
+		CaseID: "mcp-" + rand.Text(), Type: "x-mcp-url", Prompt: first.Message, ReviewURL: first.URL, Context: ctx}}, nil
 }
 
 // Retry calls the tool of it (from [Paused]) again on cs, with its requestState and "accept"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -59,7 +60,7 @@ func TestPausedCallSurvivesARestart(t *testing.T) {
 			call := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"env": "prod"}}
 			res, err := connect(t, server, manual()).CallTool(t.Context(), call)
 			it, perr := hitlmcp.Paused(call, res, err)
-			if perr != nil || it.Case.ReviewURL != "https://deploy.example/approve/1" || it.Case.CaseID != "el-1" || it.Prompt() != "Approve the deploy?" {
+			if perr != nil || it.Case.ReviewURL != "https://deploy.example/approve/1" || it.ID() == "" || it.Prompt() != "Approve the deploy?" {
 				t.Fatalf("Paused = %+v, %v (call: %v)", it, perr, err)
 			}
 			store := &hitl.MemoryStore{}
@@ -102,4 +103,51 @@ func TestPausedCallSurvivesARestart(t *testing.T) {
 			t.Errorf("Paused on a form = %v, want ErrFormInput", perr)
 		}
 	})
+}
+
+// TestPausedCallsKeptApart: two paused calls alike — the same tool, arguments and page, an
+// elicitationId or none (2026-07-28 input requests carry none) — are two interrupts with ids
+// of their own, both kept in a store and both resumed.
+func TestPausedCallsKeptApart(t *testing.T) {
+	for _, elicitationID := range []string{"", "el-1"} {
+		t.Run("elicitationId "+elicitationID, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1"}, nil)
+			var calls atomic.Int32
+			server.AddTool(&mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				if req.Params.RequestState != "" {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed " + req.Params.RequestState}}}, nil
+				}
+				return &mcp.CallToolResult{RequestState: fmt.Sprint("s", calls.Add(1)), InputRequests: mcp.InputRequestMap{"review": &mcp.ElicitParams{
+					Mode: "url", Message: "Approve?", URL: "https://deploy.example/approve", ElicitationID: elicitationID}}}, nil
+			})
+			cs := connect(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}))
+			store := &hitl.MemoryStore{}
+			for range 2 {
+				call := &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod"}}
+				res, err := cs.CallTool(t.Context(), call)
+				it, perr := hitlmcp.Paused(call, res, err)
+				if perr != nil {
+					t.Fatal(perr)
+				}
+				if err := store.Put(t.Context(), it); err != nil {
+					t.Fatal(err)
+				}
+			}
+			kept, err := store.List(t.Context())
+			if err != nil || len(kept) != 2 || kept[0].ID() == kept[1].ID() {
+				t.Fatalf("the store keeps %v, %v; want two paused calls", kept, err)
+			}
+			got := map[string]bool{}
+			for _, it := range kept {
+				res, err := hitlmcp.Retry(t.Context(), cs, it)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[text(res)] = true
+			}
+			if !got["deployed s1"] || !got["deployed s2"] {
+				t.Errorf("resumed %v, want both calls", got)
+			}
+		})
+	}
 }

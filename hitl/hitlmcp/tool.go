@@ -1,45 +1,86 @@
 package hitlmcp
 
 import (
+	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
 )
 
-// DefaultCheck is how long a retried tool call waits for the human's decision before it
-// asks the client again.
+// DefaultCheck is how long a tool call with a requestState waits for the human's decision
+// before it answers "not done".
 const DefaultCheck = 5 * time.Second
 
-// ErrBadState: a retried tool call's requestState was not sealed by this tool with this
-// secret (altered, truncated, or sealed for another tool); nothing is polled.
-var ErrBadState = errors.New("hitlmcp: requestState is not one this tool sealed")
+// DefaultStateTTL is how long a requestState stays valid when the case gives no expiry.
+const DefaultStateTTL = 24 * time.Hour
+
+// Protocol revisions (https://modelcontextprotocol.io/specification). From rev20260728 a
+// tool asks with an input-required result and the client retries with requestState
+// (multi round-trip requests, SEP-2322); before it, only the server can ask, within the
+// open call (elicitation/create; URL mode from rev20251125).
+const (
+	rev20260728 = "2026-07-28"
+	rev20251125 = "2025-11-25"
+)
+
+var (
+	// ErrBadState: a retried tool call's requestState was not sealed by this tool with this
+	// secret for this call (altered, truncated, sealed for another tool, other arguments or
+	// another caller) or has expired; nothing is polled. On the wire it is JSON-RPC invalid
+	// params (-32602).
+	ErrBadState = errors.New("hitlmcp: requestState is not one this tool sealed for this call")
+	// ErrReplayed: the requestState's call has already returned the person's result; it is
+	// refused before any poll, so one approval runs the action once. On the wire it is
+	// JSON-RPC invalid params (-32602).
+	ErrReplayed = errors.New("hitlmcp: requestState has already returned the person's result")
+)
+
+// refusal makes err travel as JSON-RPC invalid params (-32602, "Invalid params", JSON-RPC
+// 2.0 §5.1) with err's text, while errors.Is still finds err.
+func refusal(err error) error {
+	return fmt.Errorf("%w%w", err, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams})
+}
 
 // Tool is the server side: an MCP tool whose backend may answer with a HITL 202 (a person
 // must decide first). Its [Tool.Handle] calls the backend; when the backend asks for a
-// human, the tool call returns MCP's "input required" (multi round-trip, protocol
-// 2026-07-28): a URL-mode elicitation of the case's review URL, with the case sealed in
-// requestState (HMAC-SHA256 with Secret, bound to the tool's name). The client forwards the
-// link, and retries the call with requestState; the retry unseals the case, waits up to
-// Check for the decision (polling the case, as [hitl.Client.Wait] does), and returns Result's
-// tool result — or asks again while the human has not decided. The server keeps no state
-// between the calls, so a retry may reach another replica or a restarted process.
+// human, what the client gets depends on the protocol revision of the call:
 //
-// For older clients the go-sdk server turns the input request into an elicitation on the
-// open call and calls Handle again with the client's answer and the same requestState.
+//   - 2026-07-28 and later: an input-required result, a URL-mode input request with the
+//     case's review URL and the case sealed in requestState. The client forwards the link
+//     and retries with requestState; the retry waits up to Check for the decision (polling
+//     the case, as [hitl.Client.Wait] does) and returns Result's tool result, or asks again.
+//   - 2025-11-25, the client declaring URL elicitation: the go-sdk server sends the link as a
+//     URL-mode elicitation/create (its elicitationId a random id) and calls Handle again
+//     within the same call; Handle waits up to Check, and returns Result's tool result after
+//     notifications/elicitation/complete, or an isError result naming the review link.
+//   - every other session: Handle waits up to Check (the service may reach the person by
+//     its own means), and returns Result's tool result or an isError result naming the
+//     review link.
+//
+// A tool call never returns an empty success while the person has not decided.
+//
+// requestState is sealed with AES-256-GCM under a key derived from Secret, over the tool's
+// name, its arguments, the caller ([Tool.Caller]) and an expiry (the case's, else
+// DefaultStateTTL); it reveals nothing of the case (poll URL, tokens) to the client. A
+// state that does not open is [ErrBadState]. The person's result comes back at most once
+// per paused call: the call is recorded in Ledger when it does, and any later retry with
+// one of its states is [ErrReplayed], before any poll. The server keeps nothing else
+// between calls, so a retry may reach another replica or a restarted process if they share
+// Secret and Ledger.
 //
 // Client, Secret (32 bytes or more), Call and Result are required. A Tool is safe for
-// concurrent use once built; a call ends when its context does.
+// concurrent use once built; do not change its fields after the first call. A call ends
+// when its context does.
 type Tool struct {
 	// Client sends the backend request and polls its case. Its forwarder is not used: the
 	// MCP client forwards the review URL.
@@ -52,8 +93,19 @@ type Tool struct {
 	// (r is nil; Result must not close resp.Body, the tool does), or from the person's Result
 	// (resp is nil) — completed, expired with the default applied, or cancelled.
 	Result func(ctx context.Context, resp *http.Response, r *hitl.Result) (*mcp.CallToolResult, error)
-	// Check is how long a retry waits for the decision; 0 means DefaultCheck.
+	// Check is how long a call with a requestState waits for the decision; 0 means
+	// DefaultCheck.
 	Check time.Duration
+	// Caller names who calls, and a requestState only opens for the same caller. nil means
+	// the authenticated user the transport reports (RequestExtra.TokenInfo.UserID), or
+	// nobody in particular when there is none.
+	Caller func(req *mcp.CallToolRequest) string
+	// Ledger records the paused calls that have returned the person's result. nil means one
+	// in memory for this Tool; replicas share one (see [Ledger]).
+	Ledger Ledger
+
+	once   sync.Once
+	memory *MemoryLedger
 }
 
 // reviewInput is the key of the input request the tool returns.
@@ -65,15 +117,15 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return nil, errors.New("hitlmcp: Tool needs Client, a Secret of 32 bytes or more, Call and Result")
 	}
 	if req == nil || req.Params == nil {
-		return nil, errors.New("hitlmcp: tool call without params")
+		return nil, refusal(errors.New("hitlmcp: tool call without params"))
 	}
-	name := req.Params.Name
+	bind := t.binding(req)
 	if state := req.Params.RequestState; state != "" {
-		it, err := t.unseal(name, state)
+		p, err := t.open(bind, state)
 		if err != nil {
-			return nil, err
+			return nil, refusal(err)
 		}
-		return t.check(ctx, name, it)
+		return t.check(ctx, req, bind, p)
 	}
 	hreq, err := t.Call(ctx, req)
 	if err != nil {
@@ -90,76 +142,120 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if resp.Interrupt == nil {
 		return t.Result(ctx, resp.Response, nil)
 	}
-	return t.ask(name, resp.Interrupt)
+	it := resp.Interrupt
+	if it.Case == nil || it.Case.ReviewURL == "" {
+		return nil, fmt.Errorf("hitlmcp: the backend asked for a person without a review URL (%s)", it.Kind)
+	}
+	expires := it.ExpiresAt()
+	if expires.IsZero() {
+		expires = time.Now().Add(DefaultStateTTL)
+	}
+	p := &paused{Call: rand.Text(), Expires: expires.Unix(), Interrupt: it}
+	if !multiRoundTrip(req) && !urlElicitation(req) {
+		// The client cannot be asked; the service may reach the person by its own means.
+		return t.check(ctx, req, bind, p)
+	}
+	return t.ask(req, bind, p)
 }
 
-// check waits up to Check for the decision on it; a case still open is asked again.
-func (t *Tool) check(ctx context.Context, name string, it *hitl.Interrupt) (*mcp.CallToolResult, error) {
+// check waits up to Check for the decision on p; a case still open is asked again.
+func (t *Tool) check(ctx context.Context, req *mcp.CallToolRequest, bind []byte, p *paused) (*mcp.CallToolResult, error) {
+	ledger := t.ledger()
+	if spent, err := ledger.Spent(ctx, p.Call); err != nil {
+		return nil, err
+	} else if spent {
+		return nil, refusal(ErrReplayed)
+	}
+	if a, ok := req.Params.InputResponses[reviewInput].(*mcp.ElicitResult); ok && (a.Action == "decline" || a.Action == "cancel") {
+		return notDone(req.Params.Name, p.Interrupt, "the review link was "+a.Action+"d"), nil
+	}
 	wait := t.Check
 	if wait <= 0 {
 		wait = DefaultCheck
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	r, err := t.Client.Wait(wctx, it, &hitl.WaitOptions{PollOnly: true, NoReminders: true})
+	r, err := t.Client.Wait(wctx, p.Interrupt, &hitl.WaitOptions{PollOnly: true, NoReminders: true})
 	switch {
 	case err == nil:
-		return t.Result(ctx, nil, r)
 	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		return t.ask(name, it) // not decided yet
+		return t.ask(req, bind, p) // not decided yet
 	default:
 		return nil, err
 	}
+	if first, err := ledger.Spend(ctx, p.Call, time.Unix(p.Expires, 0)); err != nil {
+		return nil, err
+	} else if !first {
+		return nil, refusal(ErrReplayed)
+	}
+	if !multiRoundTrip(req) && urlElicitation(req) {
+		// 2025-11-25 "URL Elicitation": the server may say the out-of-band step is done.
+		_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: p.Call})
+	}
+	return t.Result(ctx, nil, r)
 }
 
-// ask is the "input required" result: the review URL as a URL-mode elicitation, the case
-// sealed in requestState.
-func (t *Tool) ask(name string, it *hitl.Interrupt) (*mcp.CallToolResult, error) {
-	if it.Case == nil || it.Case.ReviewURL == "" {
-		return nil, fmt.Errorf("hitlmcp: the backend asked for a person without a review URL (%s)", it.Kind)
+// ask is "not done" as the call's revision understands it: an input request of the review
+// URL with p sealed in requestState where the client can echo it (see [Tool]), an isError
+// result naming the link elsewhere.
+func (t *Tool) ask(req *mcp.CallToolRequest, bind []byte, p *paused) (*mcp.CallToolResult, error) {
+	switch {
+	case multiRoundTrip(req):
+	case urlElicitation(req) && req.Params.RequestState == "":
+	default:
+		return notDone(req.Params.Name, p.Interrupt, "no decision yet"), nil
 	}
-	state, err := t.seal(name, it)
+	state, err := t.seal(bind, p)
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{reviewInput: &mcp.ElicitParams{
-			Mode: "url", Message: it.Case.Prompt, URL: it.Case.ReviewURL, ElicitationID: it.ID()}},
-		RequestState: state,
-	}, nil
+	in := &mcp.ElicitParams{Mode: "url", Message: p.Interrupt.Prompt(), URL: p.Interrupt.Case.ReviewURL}
+	if !multiRoundTrip(req) {
+		in.ElicitationID = p.Call // 2026-07-28 URL input requests carry none
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{reviewInput: in}, RequestState: state}, nil
 }
 
-// seal is base64url(interrupt JSON) "." base64url(HMAC-SHA256(secret, name "\n" payload)).
-// It is integrity, not secrecy: the client already holds the review URL it carries.
-func (t *Tool) seal(name string, it *hitl.Interrupt) (string, error) {
-	b, err := json.Marshal(it)
-	if err != nil {
-		return "", err
-	}
-	payload := base64.RawURLEncoding.EncodeToString(b)
-	return payload + "." + base64.RawURLEncoding.EncodeToString(t.mac(name, payload)), nil
+// notDone is the isError tool result for a call whose person has not decided.
+func notDone(tool string, it *hitl.Interrupt, why string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
+		"Not done: %s waits for a person's decision (%s). %s Review: %s", tool, why, it.Prompt(), it.Case.ReviewURL)}}}
 }
 
-// unseal checks state's seal for the tool name and returns the interrupt it holds.
-func (t *Tool) unseal(name, state string) (*hitl.Interrupt, error) {
-	payload, sig, ok := strings.Cut(state, ".")
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if !ok || err != nil || !hmac.Equal(got, t.mac(name, payload)) {
-		return nil, ErrBadState
-	}
-	b, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil {
-		return nil, ErrBadState
-	}
-	var it hitl.Interrupt
-	if err := json.Unmarshal(b, &it); err != nil || it.Case == nil {
-		return nil, ErrBadState
-	}
-	return &it, nil
+// multiRoundTrip reports whether the call's revision has input-required results. An
+// unknown revision is taken as the latest, as the go-sdk server does.
+func multiRoundTrip(req *mcp.CallToolRequest) bool {
+	v := req.ProtocolVersion()
+	return v == "" || v >= rev20260728
 }
 
-func (t *Tool) mac(name, payload string) []byte {
-	m := hmac.New(sha256.New, t.Secret)
-	m.Write([]byte(name + "\n" + payload))
-	return m.Sum(nil)
+// urlElicitation reports whether the session can take a URL-mode elicitation/create.
+func urlElicitation(req *mcp.CallToolRequest) bool {
+	if req.Session == nil || req.ProtocolVersion() < rev20251125 {
+		return false
+	}
+	ip := req.Session.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.Capabilities.Elicitation.URL != nil
+}
+
+// binding is what a requestState is sealed for: the tool, the caller and the arguments
+// (decoded and encoded again, so that a client re-encoding them keeps them the same).
+func (t *Tool) binding(req *mcp.CallToolRequest) []byte {
+	caller := ""
+	if t.Caller != nil {
+		caller = t.Caller(req)
+	} else if req.Extra != nil && req.Extra.TokenInfo != nil {
+		caller = req.Extra.TokenInfo.UserID
+	}
+	args := []byte(req.Params.Arguments)
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if d.Decode(&v) == nil {
+		if b, err := json.Marshal(v); err == nil {
+			args = b
+		}
+	}
+	b, _ := json.Marshal([]string{req.Params.Name, caller, string(args)}) // strings always encode
+	return b
 }

@@ -2,12 +2,18 @@ package hitlmcp_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
@@ -25,14 +31,15 @@ type files struct {
 	tool    *hitlmcp.Tool
 }
 
-func newFiles(t *testing.T, svc *hitltest.Server) *files {
+// newFiles is the tool over svc, with a Check of check.
+func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 	t.Helper()
 	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &files{svc: svc}
-	f.tool = &hitlmcp.Tool{Client: c, Secret: secret, Check: 200 * time.Millisecond,
+	f.tool = &hitlmcp.Tool{Client: c, Secret: secret, Check: check,
 		Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{"delete":"/tmp/report.txt"}`))
 		},
@@ -47,13 +54,23 @@ func newFiles(t *testing.T, svc *hitltest.Server) *files {
 	return f
 }
 
-// session connects a go-sdk client to a server offering f's tool under name, in process.
-func (f *files) session(t *testing.T, name string, o *mcp.ClientOptions) *mcp.ClientSession {
+// session connects a go-sdk client with options o to a server offering f's tool under
+// name, in process, at protocol revision rev ("" for the latest).
+func (f *files) session(t *testing.T, name, rev string, o *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, f.tool.Handle)
-	o.Capabilities = &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
-	return connect(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o))
+	return connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o), rev)
+}
+
+// caseOf is the case id in a fake service's review URL (…/review/{id}?token=…).
+func caseOf(t *testing.T, reviewURL string) string {
+	t.Helper()
+	u, err := url.Parse(reviewURL)
+	if err != nil || !strings.HasPrefix(u.Path, "/review/") {
+		t.Fatalf("review URL %q", reviewURL)
+	}
+	return strings.TrimPrefix(u.Path, "/review/")
 }
 
 func text(r *mcp.CallToolResult) string {
@@ -83,18 +100,20 @@ func TestToolAsksAPerson(t *testing.T) {
 		{"approved after a second", "approve", time.Second, "deleted", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFiles(t, hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second)))
+			t.Parallel()
+			f := newFiles(t, hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second)), 200*time.Millisecond)
 			var forwarded atomic.Int32
 			forward := func(_ context.Context, it *hitl.Interrupt) error {
 				if forwarded.Add(1) == 1 {
-					if !strings.HasPrefix(it.Case.ReviewURL, f.svc.URL+"/review/") {
-						t.Errorf("forwarded %q, want the case's review URL", it.Case.ReviewURL)
+					if !strings.HasPrefix(it.Case.ReviewURL, f.svc.URL+"/review/") || it.ID() == "" {
+						t.Errorf("forwarded %q (id %q), want the case's review URL", it.Case.ReviewURL, it.ID())
 					}
-					time.AfterFunc(tt.after, func() { _ = f.svc.Respond(it.ID(), tt.action, nil, nil) })
+					id := caseOf(t, it.Case.ReviewURL)
+					time.AfterFunc(tt.after, func() { _ = f.svc.Respond(id, tt.action, nil, nil) })
 				}
 				return nil
 			}
-			cs := f.session(t, "delete_file", &mcp.ClientOptions{ElicitationHandler: hitlmcp.ElicitationHandler(forward, nil)})
+			cs := f.session(t, "delete_file", "", hitlmcp.ClientOptions(forward, nil))
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
 			if err != nil || text(res) != tt.want || f.deleted.Load() != tt.deleted {
 				t.Fatalf("CallTool = %q, %v; deleted %d; want %q, %d", text(res), err, f.deleted.Load(), tt.want, tt.deleted)
@@ -106,15 +125,121 @@ func TestToolAsksAPerson(t *testing.T) {
 	}
 }
 
+// TestToolOnEveryRevision: on every revision a session negotiates, a tool call that needs a
+// person returns the person's result, or a result the revision reads as "not done" — an
+// input-required result on 2026-07-28, an isError result naming the review link below —
+// never an empty success. On 2025-11-25 the link goes out as a URL elicitation, and the
+// client hears notifications/elicitation/complete for it when the person has decided.
+func TestToolOnEveryRevision(t *testing.T) {
+	const check = 1500 * time.Millisecond // the fake service's first poll is after 1 s
+	for _, tt := range []struct {
+		rev      string
+		urlMode  bool // the client declares URL-mode elicitation
+		elicited bool // the link reaches the client as an elicitation
+	}{
+		{"2026-07-28", true, true},
+		{"2025-11-25", true, true},
+		{"2025-11-25", false, false},
+		{"2025-06-18", false, false},
+		{"2025-03-26", false, false},
+	} {
+		for _, quick := range []bool{true, false} {
+			if tt.rev == "2026-07-28" && !quick {
+				continue // the client retries on its own until it gives up; see "2026-07-28 paused"
+			}
+			name := tt.rev
+			if !tt.urlMode {
+				name += " form only"
+			}
+			if quick {
+				name += " decided within Check"
+			} else {
+				name += " undecided"
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				f := newFiles(t, hitltest.NewServer(t), check)
+				done := make(chan struct{})
+				defer close(done)
+				if quick {
+					go func() {
+						if id := f.svc.NextCase(done); id != "" {
+							_ = f.svc.Respond(id, "approve", nil, nil)
+						}
+					}()
+				}
+				var elicited []string
+				completed := make(chan string, 1)
+				forward := func(_ context.Context, it *hitl.Interrupt) error {
+					elicited = append(elicited, it.ID())
+					return nil
+				}
+				o := hitlmcp.ClientOptions(forward, func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+					return hitlmcp.Answer{Action: "decline"}, nil
+				})
+				if !tt.urlMode {
+					o.Capabilities.Elicitation.URL = nil
+				}
+				o.ElicitationCompleteHandler = func(_ context.Context, n *mcp.ElicitationCompleteNotificationRequest) {
+					completed <- n.Params.ElicitationID
+				}
+				res, err := f.session(t, "delete_file", tt.rev, o).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !res.IsError && len(res.Content) == 0 {
+					t.Fatalf("an empty success: %+v", res)
+				}
+				if (len(elicited) > 0) != tt.elicited {
+					t.Errorf("elicited %v, want an elicitation: %v", elicited, tt.elicited)
+				}
+				if quick {
+					if text(res) != "deleted" || f.deleted.Load() != 1 {
+						t.Fatalf("CallTool = %+v (%q), want the tool's result", res, text(res))
+					}
+					if tt.rev == "2025-11-25" && tt.urlMode {
+						select {
+						case id := <-completed:
+							if id != elicited[0] {
+								t.Errorf("completion for %q, elicited %q", id, elicited[0])
+							}
+						case <-time.After(5 * time.Second):
+							t.Error("no notifications/elicitation/complete")
+						}
+					}
+					return
+				}
+				if !res.IsError || !strings.Contains(text(res), f.svc.URL+"/review/") || f.deleted.Load() != 0 {
+					t.Fatalf("CallTool = %+v (%q), want an isError result naming the review link", res, text(res))
+				}
+			})
+		}
+	}
+	t.Run("2026-07-28 paused", func(t *testing.T) {
+		t.Parallel()
+		f := newFiles(t, hitltest.NewServer(t), check)
+		manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+		res, err := f.session(t, "delete_file", "", manual).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+		review, _ := res.InputRequests["review"].(*mcp.ElicitParams)
+		if err != nil || !res.NeedsInput() || review == nil || review.ElicitationID != "" || !strings.HasPrefix(review.URL, f.svc.URL+"/review/") {
+			t.Fatalf("CallTool = %+v, %v; want input required, a URL input request without an elicitationId", res, err)
+		}
+	})
+}
+
 // TestToolStateIsSealed: with the client's retry loop off, the input-required result carries
-// the review URL and a requestState; a retry of another process's tool with the same secret
-// (a restart, another replica) gets the decision; an altered state, or one sealed for
-// another tool, is refused without polling the service.
+// the review URL and a requestState that shows nothing of the case; a retry on another
+// process's tool with the same secret and ledger (a restart, another replica) gets the
+// decision, once; an altered state, one sealed for another tool, other arguments or another
+// caller, and a replay are refused as invalid params without polling the service.
 func TestToolStateIsSealed(t *testing.T) {
 	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
 	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
-	first := newFiles(t, svc).session(t, "delete_file", manual)
-	res, err := first.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+	first := newFiles(t, svc, 200*time.Millisecond)
+	ledger := &hitlmcp.MemoryLedger{}
+	first.tool.Ledger = ledger
+	args := map[string]any{"path": "/tmp/report.txt"}
+	res, err := first.session(t, "delete_file", "", manual).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args})
 	if err != nil || !res.NeedsInput() || res.RequestState == "" {
 		t.Fatalf("first call = %+v, %v; want input required with a requestState", res, err)
 	}
@@ -123,6 +248,16 @@ func TestToolStateIsSealed(t *testing.T) {
 		t.Fatalf("input requests %+v", res.InputRequests)
 	}
 	state := res.RequestState
+	id := caseOf(t, review.URL)
+	body, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(state, "v1."))
+	if err != nil {
+		t.Fatalf("requestState %q: %v", state, err)
+	}
+	for _, secret := range []string{id, "/status", "token", "http", "poll"} {
+		if strings.Contains(string(body), secret) || strings.Contains(state, secret) {
+			t.Errorf("the requestState shows %q", secret)
+		}
+	}
 
 	polls := func() int {
 		n := 0
@@ -133,37 +268,77 @@ func TestToolStateIsSealed(t *testing.T) {
 		}
 		return n
 	}
-	after := newFiles(t, svc)
-	for _, bad := range []struct{ name, tool, state string }{
-		{"altered", "delete_file", "x" + state},
-		{"truncated", "delete_file", state[:len(state)-4]},
-		{"another tool's", "empty_trash", state},
-	} {
+	after := newFiles(t, svc, 200*time.Millisecond)
+	after.tool.Ledger = ledger
+	refused := func(t *testing.T, what string, call func() (*mcp.CallToolResult, error), want error) {
+		t.Helper()
 		before := polls()
-		res, err := after.session(t, bad.tool, manual).CallTool(t.Context(), &mcp.CallToolParams{Name: bad.tool, RequestState: bad.state})
-		if (err == nil && !res.IsError) || polls() != before {
-			t.Errorf("%s state: %+v, %v, %d polls; want a refusal and no poll", bad.name, res, err, polls()-before)
+		res, err := call()
+		var rpc *jsonrpc.Error
+		if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, want.Error()) || polls() != before {
+			t.Errorf("%s: %+v, %v, %d polls; want invalid params (-32602) %q and no poll", what, res, err, polls()-before, want)
 		}
-		if err == nil && !strings.Contains(text(res), hitlmcp.ErrBadState.Error()) {
-			t.Errorf("%s state: %q, want %v", bad.name, text(res), hitlmcp.ErrBadState)
-		}
+	}
+	for _, bad := range []struct {
+		name, tool, state string
+		args              any
+	}{
+		{"altered", "delete_file", "x" + state, args},
+		{"truncated", "delete_file", state[:len(state)-4], args},
+		{"another tool's", "empty_trash", state, args},
+		{"other arguments", "delete_file", state, map[string]any{"path": "/etc/passwd"}},
+		{"no arguments", "delete_file", state, nil},
+	} {
+		cs := after.session(t, bad.tool, "", manual)
+		refused(t, bad.name+" state", func() (*mcp.CallToolResult, error) {
+			return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: bad.tool, Arguments: bad.args, RequestState: bad.state})
+		}, hitlmcp.ErrBadState)
+	}
+	// The transport's authenticated user is the caller: another user's retry is refused.
+	_, err = after.tool.Handle(t.Context(), &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Name: "delete_file", Arguments: []byte(`{"path":"/tmp/report.txt"}`), RequestState: state},
+		Extra:  &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: "mallory", Expiration: time.Now().Add(time.Hour)}}})
+	if !errors.Is(err, hitlmcp.ErrBadState) {
+		t.Errorf("another caller's retry: %v, want ErrBadState", err)
 	}
 
-	if err := svc.Respond(review.ElicitationID, "approve", nil, nil); err != nil {
+	if err := svc.Respond(id, "approve", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	// The client retries as MCP says, echoing the state, until the result is complete: the
-	// first poll waits for the 202's Retry-After (1 s), longer than a retry's Check.
-	cs := after.session(t, "delete_file", manual)
+	// The client retries as MCP says, echoing the state (its arguments re-encoded), until
+	// the result is complete: the first poll waits for the 202's Retry-After (1 s), longer
+	// than a retry's Check.
+	cs := after.session(t, "delete_file", "", manual)
+	states := []string{state}
 	for try := 1; ; try++ {
-		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", RequestState: state,
-			InputResponses: mcp.InputResponseMap{"review": &mcp.ElicitResult{Action: "accept"}}})
+		res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: json.RawMessage(`{ "path" : "/tmp/report.txt" }`),
+			RequestState: states[len(states)-1], InputResponses: mcp.InputResponseMap{"review": &mcp.ElicitResult{Action: "accept"}}})
 		if err != nil || !res.NeedsInput() || try == 20 {
 			break
 		}
-		state = res.RequestState
+		states = append(states, res.RequestState)
 	}
 	if err != nil || text(res) != "deleted" || after.deleted.Load() != 1 {
 		t.Fatalf("retry on another process = %q, %v", text(res), err)
+	}
+	if len(states) < 2 {
+		t.Fatalf("asked again %d times, want at least once", len(states)-1)
+	}
+	// One approval, one deletion: every state of the call is spent, on either process.
+	for i, s := range states {
+		for _, f := range []*files{first, after} {
+			cs := f.session(t, "delete_file", "", manual)
+			refused(t, "a replay", func() (*mcp.CallToolResult, error) {
+				return cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args, RequestState: s})
+			}, hitlmcp.ErrReplayed)
+		}
+		_, err := after.tool.Handle(t.Context(), &mcp.CallToolRequest{
+			Params: &mcp.CallToolParamsRaw{Name: "delete_file", Arguments: []byte(`{"path":"/tmp/report.txt"}`), RequestState: s}})
+		if !errors.Is(err, hitlmcp.ErrReplayed) {
+			t.Errorf("state %d replayed: %v, want ErrReplayed", i, err)
+		}
+	}
+	if n := after.deleted.Load() + first.deleted.Load(); n != 1 {
+		t.Errorf("deleted %d times", n)
 	}
 }
