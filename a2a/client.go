@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -245,11 +248,12 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 }
 
 // GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}). A JSON-RPC agent
-// that refuses {"id"} as invalid params is asked once more with {"name":"tasks/<id>"}, as
-// older agents want. An answer about another task is ErrTaskMismatch.
+// that refuses {"id"} — as invalid params, or as Hector v1 does, -32603 "task name is
+// required" — is asked once more with {"name":"tasks/<id>"}, as older agents want. An answer
+// about another task is ErrTaskMismatch.
 func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, error) {
 	ev, err := c.call(ctx, ep, opGet, id, nil, nil)
-	if errors.Is(err, ErrInvalidParams) && !ep.Binding.rest() {
+	if wantsName(ep, err) {
 		ev, err = c.call(ctx, ep, opGetByName, id, nil, nil)
 	}
 	if err != nil {
@@ -268,9 +272,13 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 // and returns the task as the agent reports it, canceled as a rule. A [Client.Wait] or
 // [Client.Run] on the task then ends with it (Run: a cancelled Result). Errors:
 // ErrTaskNotCancelable when the task has ended, ErrTaskNotFound, ErrTaskMismatch for an
-// answer about another task. One request, never retried.
+// answer about another task. One request, asked once more by name when the agent wants the
+// task's resource name (see [Client.GetTask]).
 func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, error) {
 	ev, err := c.call(ctx, ep, opCancel, id, nil, nil)
+	if wantsName(ep, err) {
+		ev, err = c.call(ctx, ep, opCancelByName, id, nil, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -367,8 +375,20 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 	}
 }
 
+// wantsName reports an agent that refused a task addressed by id over JSON-RPC and wants its
+// resource name, {"name":"tasks/<id>"}: -32602 invalid params, or Hector v1's -32603 whose
+// message ends "task name is required".
+func wantsName(ep Endpoint, err error) bool {
+	if err == nil || ep.Binding.rest() {
+		return false
+	}
+	var ae *Error
+	return errors.Is(err, ErrInvalidParams) ||
+		(errors.As(err, &ae) && ae.Code == -32603 && strings.Contains(strings.ToLower(ae.Message), "task name is required"))
+}
+
 // stillAsks reports whether t asks the question p holds: input-required with the same status
-// message (by id when the agent gives ids, else by content).
+// message (by id when both give ids, else by meaning: see [sameParts]).
 func stillAsks(p *Pause, t *Task) bool {
 	if Classify(t) != p.Class || (p.Question == nil) != (t.Question == nil) {
 		return false
@@ -376,12 +396,61 @@ func stillAsks(p *Pause, t *Task) bool {
 	if p.Question == nil {
 		return true
 	}
-	if p.Question.MessageID != "" || t.Question.MessageID != "" {
+	if p.Question.MessageID != "" && t.Question.MessageID != "" {
 		return p.Question.MessageID == t.Question.MessageID
 	}
-	a, _ := json.Marshal(p.Question.Parts)
-	b, _ := json.Marshal(t.Question.Parts)
-	return string(a) == string(b)
+	return sameParts(p.Question.Parts, t.Question.Parts)
+}
+
+// sameParts compares two lists of parts by meaning: data and metadata as JSON values, where
+// key order, whitespace and the difference between a null member and an absent one do not
+// count (Hector v1 sends "metadata": null on tasks/get and no metadata in a resume's reply).
+func sameParts(a, b []Part) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Text != y.Text || x.URL != y.URL || !bytes.Equal(x.Raw, y.Raw) || x.Filename != y.Filename ||
+			x.MediaType != y.MediaType || !sameJSON(x.Data, y.Data) || !sameJSON(x.Metadata, y.Metadata) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON compares two JSON values by meaning (see [sameParts]); absent and null are equal.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var x, y any
+	if len(bytes.TrimSpace(a)) > 0 && json.Unmarshal(a, &x) != nil {
+		return false
+	}
+	if len(bytes.TrimSpace(b)) > 0 && json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(withoutNulls(x), withoutNulls(y))
+}
+
+// withoutNulls drops the null members of every object in v.
+func withoutNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, m := range v {
+			if m == nil {
+				delete(v, k)
+			} else {
+				v[k] = withoutNulls(m)
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = withoutNulls(v[i])
+		}
+	}
+	return v
 }
 
 // call sends one request and decodes its answer.
@@ -432,6 +501,8 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
 	var ae *Error
 	switch {
+	case ok && errors.As(err, &ae):
+		return nil, ae.withStatus(resp.StatusCode)
 	case ok:
 		return ev, err
 	case errors.As(err, &ae):

@@ -232,4 +232,28 @@ var (
 	ErrTooManyTurns = errors.New("a2a: task kept asking for input")
 	// ErrMessageReply: the agent answered with a message, not a task: there is nothing to wait on.
 	ErrMessageReply = errors.New("a2a: agent replied with a message, not a task")
+	// ErrRepeatedToolCall matches a [*RepeatedCallError].
+	ErrRepeatedToolCall = errors.New("a2a: the task kept asking about a tool call already decided")
 )
+
+// RepeatedCallError ends a [Client.Run] whose task asked about the same tool call, with the
+// same arguments, right after the human decided it, and again after the decision was sent a
+// second time: the agent does not take the decision, and asking the human again would not
+// help. errors.Is matches ErrRepeatedToolCall. The task is still paused.
+type RepeatedCallError struct {
+	TaskID string
+	// Call is the tool call asked about; Action the decision sent twice.
+	Call   ToolCall
+	Action string
+}
+
+func (e *RepeatedCallError) Error() string {
+	id := ""
+	if e.Call.CallID != "" {
+		id = " (call " + httpx.Scrub(e.Call.CallID, 64) + ")"
+	}
+	return fmt.Sprintf("a2a: task %s asked again about %s%s after the decision %q was sent twice",
+		httpx.Scrub(e.TaskID, 64), httpx.Scrub(e.Call.Name, 64), id, e.Action)
+}
+
+func (e *RepeatedCallError) Unwrap() error { return ErrRepeatedToolCall }

@@ -165,7 +165,11 @@ type Pause struct {
 	Task *Task `json:"task,omitempty"`
 }
 
-// Prompt returns the question's text parts, or a description of the relay's hold.
+// Prompt returns the question's text parts. A question without text (ADK's confirmation is
+// a data part alone) gets one built from what it carries: the confirmation's hint, Hector
+// v2's metadata.input_prompt, or its tool call's name and arguments; a relay's hold and an
+// auth-required pause without text are described. A pause that asks for input always has a
+// prompt, so a forwarder has something to show.
 func (p *Pause) Prompt() string {
 	if t := p.Question.Text(); t != "" {
 		return t
@@ -175,8 +179,54 @@ func (p *Pause) Prompt() string {
 		return "An administrator must approve this request before it continues."
 	case ClassAuthRequired:
 		return "The agent needs authorisation before it continues."
+	case ClassInputRequired:
+		return p.builtPrompt()
 	}
 	return ""
+}
+
+// maxPromptArguments bounds the arguments quoted in a built prompt.
+const maxPromptArguments = 400
+
+// builtPrompt words the question of a pause that sent no text.
+func (p *Pause) builtPrompt() string {
+	var meta struct {
+		Prompt string `json:"input_prompt"`
+	}
+	_ = json.Unmarshal(p.Metadata, &meta)
+	if meta.Prompt != "" {
+		return meta.Prompt
+	}
+	if p.Question != nil {
+		for _, part := range p.Question.Parts {
+			var d struct {
+				Args struct {
+					Confirmation struct {
+						Hint string `json:"hint"`
+					} `json:"toolConfirmation"`
+				} `json:"args"`
+			}
+			if json.Unmarshal(part.Data, &d) == nil && d.Args.Confirmation.Hint != "" {
+				return d.Args.Confirmation.Hint
+			}
+		}
+	}
+	tc, ok := p.ToolCall()
+	switch {
+	case !ok:
+		return "The agent asks for input."
+	case tc.Name == "":
+		return "The agent asks to approve a tool call."
+	}
+	var args bytes.Buffer
+	if json.Compact(&args, tc.Arguments) != nil || args.Len() == 0 {
+		return fmt.Sprintf("Approve the call of %s?", tc.Name)
+	}
+	a := args.String()
+	if len(a) > maxPromptArguments {
+		a = strings.ToValidUTF8(a[:maxPromptArguments], "") + "…"
+	}
+	return fmt.Sprintf("Approve the call of %s with arguments %s?", tc.Name, a)
 }
 
 // String describes the pause without its question's data.
@@ -306,9 +356,10 @@ type ToolCall struct {
 // ToolCall returns the tool call the task asks about, and false when it names none. It reads,
 // in order: a data part of the question in Hector's tool_approval shape
 // ({"interaction_type":"tool_approval","tool_name","tool_input","options"}), an ADK
-// adk_request_confirmation function call (the original call's name and args), a data part
-// of the task's artifacts in either shape or as a bare function call ({"name","args"}), and
-// Hector v2's metadata (long_running_tool_ids, tool_name).
+// adk_request_confirmation function call or its arguments alone (the originalFunctionCall's
+// name and args), a data part of the task's artifacts in any of these shapes or as a bare
+// function call ({"name","args"}, or Hector v2's {"name","arguments"}), and Hector v2's
+// metadata (long_running_tool_ids, tool_name).
 func (p *Pause) ToolCall() (*ToolCall, bool) {
 	if p == nil {
 		return nil, false
@@ -357,26 +408,47 @@ func toolCallOf(data json.RawMessage, artifact bool) (*ToolCall, bool) {
 		ID              string          `json:"id"`
 		Name            string          `json:"name"`
 		Args            json.RawMessage `json:"args"`
+		Arguments       json.RawMessage `json:"arguments"`
+		Original        *functionCall   `json:"originalFunctionCall"`
 	}
 	if json.Unmarshal(data, &d) != nil {
 		return nil, false
 	}
 	switch {
 	case d.InteractionType == "tool_approval" || (d.ToolName != "" && len(d.ToolInput) > 0):
-		return &ToolCall{Name: d.ToolName, Arguments: jsonArguments(d.ToolInput), CallID: d.ToolCallID, Options: d.Options}, true
+		return &ToolCall{Name: d.ToolName, Arguments: jsonArguments(d.ToolInput), CallID: firstOf(d.ToolCallID, d.ID), Options: d.Options}, true
 	case d.Name == adkConfirmation:
 		var args struct {
-			Original struct {
-				Name string          `json:"name"`
-				Args json.RawMessage `json:"args"`
-			} `json:"originalFunctionCall"`
+			Original functionCall `json:"originalFunctionCall"`
 		}
 		_ = json.Unmarshal(d.Args, &args)
-		return &ToolCall{Name: args.Original.Name, Arguments: jsonArguments(args.Original.Args), CallID: d.ID}, true
-	case artifact && d.Name != "" && len(d.Args) > 0:
-		return &ToolCall{Name: d.Name, Arguments: jsonArguments(d.Args), CallID: d.ID}, true
+		return &ToolCall{Name: args.Original.Name, Arguments: args.Original.arguments(), CallID: d.ID}, true
+	case d.Original != nil && d.Original.Name != "":
+		// The confirmation's arguments alone: {"originalFunctionCall":…,"toolConfirmation":…}.
+		return &ToolCall{Name: d.Original.Name, Arguments: d.Original.arguments(), CallID: d.Original.ID}, true
+	case artifact && d.Name != "" && (len(d.Args) > 0 || len(d.Arguments) > 0):
+		fc := functionCall{Name: d.Name, Args: d.Args, Arguments: d.Arguments}
+		return &ToolCall{Name: d.Name, Arguments: fc.arguments(), CallID: firstOf(d.ID, d.ToolCallID)}, true
+	case artifact && d.ToolName != "" && len(d.Arguments) > 0:
+		return &ToolCall{Name: d.ToolName, Arguments: jsonArguments(d.Arguments), CallID: firstOf(d.ToolCallID, d.ID)}, true
 	}
 	return nil, false
+}
+
+// functionCall is a function call as agents spell it: genai's {"id","name","args"}, or
+// {"name","arguments"} (Hector v2).
+type functionCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+func (f functionCall) arguments() json.RawMessage {
+	if a := jsonArguments(f.Args); a != nil {
+		return a
+	}
+	return jsonArguments(f.Arguments)
 }
 
 // jsonArguments returns raw, or the JSON a string in raw holds.

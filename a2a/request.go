@@ -21,16 +21,19 @@ const (
 	// opGetByName is opGet with params {"name":"tasks/<id>"}, the resource name of the 0.3
 	// proto's GetTaskRequest, which older agents want on JSON-RPC as well.
 	opGetByName
+	// opCancelByName is opCancel with params {"name":"tasks/<id>"}, for the same agents.
+	opCancelByName
 )
 
 // rpcMethods are the JSON-RPC method names per version (0.3 §7, 1.0 §9.4).
 var rpcMethods = map[op][2]string{
-	opSend:      {"message/send", "SendMessage"},
-	opStream:    {"message/stream", "SendStreamingMessage"},
-	opGet:       {"tasks/get", "GetTask"},
-	opSubscribe: {"tasks/resubscribe", "SubscribeToTask"},
-	opCancel:    {"tasks/cancel", "CancelTask"},
-	opGetByName: {"tasks/get", "GetTask"},
+	opSend:         {"message/send", "SendMessage"},
+	opStream:       {"message/stream", "SendStreamingMessage"},
+	opGet:          {"tasks/get", "GetTask"},
+	opSubscribe:    {"tasks/resubscribe", "SubscribeToTask"},
+	opCancel:       {"tasks/cancel", "CancelTask"},
+	opGetByName:    {"tasks/get", "GetTask"},
+	opCancelByName: {"tasks/cancel", "CancelTask"},
 }
 
 // versionHeader is the 1.0 version negotiation header (1.0 §3.6); a request without it is
@@ -85,7 +88,7 @@ func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string,
 			body = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: configuration(ep.Binding, so)}
 		case opGet, opGetByName:
 			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)
-		case opCancel:
+		case opCancel, opCancelByName:
 			target, body = target+prefix+"/tasks/"+url.PathEscape(taskID)+":cancel", map[string]string{}
 		case opSubscribe:
 			method, target = http.MethodGet, target+prefix+"/tasks/"+url.PathEscape(taskID)+":subscribe"
@@ -99,7 +102,7 @@ func newRequest(ctx context.Context, ep Endpoint, o op, id int64, taskID string,
 		switch o {
 		case opSend, opStream:
 			r.Params = sendParams{Message: encodeMessage(ep.Binding, m), Configuration: configuration(ep.Binding, so)}
-		case opGetByName:
+		case opGetByName, opCancelByName:
 			r.Params = map[string]string{"name": "tasks/" + taskID}
 		default:
 			r.Params = map[string]string{"id": taskID}

@@ -123,11 +123,15 @@ func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *Send
 	if err != nil {
 		return nil, err
 	}
-	defer httpx.DrainClose(resp.Body)
 	if err := streamRefused(resp, c.maxBody, wantID); err != nil {
+		httpx.DrainClose(resp.Body)
 		return nil, err
 	}
 	ev, err := readStream(resp.Body, wantID)
+	// Closed, never drained: a stream the agent keeps open after the turn's last event would
+	// hold a drain (and the call) until it sent 4 KiB or hung up. Closing an unfinished
+	// body ends the stream and its connection.
+	_ = resp.Body.Close()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)

@@ -121,7 +121,7 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 			err = mismatch(taskID, "", ev.Task)
 		}
 		switch {
-		case get == opGet && errors.Is(err, ErrInvalidParams) && !ep.Binding.rest():
+		case get == opGet && wantsName(ep, err):
 			get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
 			return nil, false, transport.Temporary(err)
 		case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
@@ -267,7 +267,17 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		turns   int
 		t       *Task
 		err     error
+		decided decided // the tool call the last answer decided
 	)
+	if p.Class == ClassInputRequired {
+		// A pause may have been saved a while ago: ask only while the task still asks.
+		if p, err = c.current(ctx, p); err != nil {
+			return nil, err
+		}
+		if p.Class == ClassDone {
+			return ResultOf(p.Task, "", false), nil
+		}
+	}
 	for {
 		relayed = relayed || p.Class == ClassRelay || p.Class == ClassRelayPending
 		switch p.Class {
@@ -279,11 +289,14 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 				return nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
 			}
 			began := time.Now()
-			a, err := ask(ctx, p)
+			a, again, err := decided.repeat(p)
+			if err == nil && !again {
+				a, err = ask(ctx, p)
+			}
 			if err != nil {
 				return nil, err
 			}
-			if time.Since(began) >= c.interval {
+			if !again && time.Since(began) >= c.interval {
 				// The human took a while: the task may have moved on meanwhile (an agent
 				// that gives up on a question fails the task). The answer goes only to the
 				// question it answers.
@@ -301,6 +314,7 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			}
 			turns++
 			action = a.Action
+			decided.record(p, a, again)
 			if stillAsks(p, t) {
 				// A snapshot from before the agent read the answer: wait for the task to move
 				// on rather than ask the human again.
@@ -336,4 +350,97 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		}
 		p = Track(p.Endpoint, t)
 	}
+}
+
+// current returns p as its task now is, when p asks for input: p itself while the task still
+// asks p's question, a pause for what the task does now otherwise, and a pause of ClassDone
+// holding the task when it has ended. An agent that cannot say (an error other than a
+// forgotten or swapped task) leaves p as it is.
+func (c *Client) current(ctx context.Context, p *Pause) (*Pause, error) {
+	now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
+	switch {
+	case errors.Is(err, ErrTaskNotFound) || errors.Is(err, ErrTaskMismatch):
+		return nil, err
+	case err != nil || stillAsks(p, now):
+		return p, nil
+	}
+	if np := Track(p.Endpoint, now); np != nil {
+		return np, nil
+	}
+	return &Pause{Class: ClassDone, Endpoint: p.Endpoint, TaskID: now.ID, ContextID: now.ContextID, Task: now}, nil
+}
+
+// decided is the tool call a run's last answer decided, so that the same call asked again at
+// once (an agent that did not see the answer: part metadata dropped on the way, a new
+// confirmation id) is not put to the human again.
+type decided struct {
+	call   *ToolCall
+	answer Answer
+	resent bool // the answer was re-sent once already
+}
+
+// record notes that a answered p; resent says it was a re-sent answer.
+func (d *decided) record(p *Pause, a Answer, resent bool) {
+	tc, ok := p.ToolCall()
+	if !ok || tc.Name == "" || len(tc.Arguments) == 0 {
+		// Without a name and arguments two questions cannot be told to be the same call.
+		*d = decided{}
+		return
+	}
+	*d = decided{call: tc, answer: a, resent: resent}
+}
+
+// repeat returns the answer to p when p asks about the call just decided with the same
+// arguments: the same decision, re-addressed to p's call id, once; a further repeat is a
+// *RepeatedCallError. again is false when p asks something else.
+func (d *decided) repeat(p *Pause) (a Answer, again bool, err error) {
+	if d.call == nil {
+		return Answer{}, false, nil
+	}
+	tc, ok := p.ToolCall()
+	if !ok || tc.Name != d.call.Name || !sameJSON(tc.Arguments, d.call.Arguments) {
+		*d = decided{}
+		return Answer{}, false, nil
+	}
+	if d.resent {
+		return Answer{}, false, &RepeatedCallError{TaskID: p.TaskID, Call: *tc, Action: d.answer.Action}
+	}
+	return readdressed(d.answer, d.call.CallID, tc.CallID), true, nil
+}
+
+// readdressed returns a with every string value equal to from in its data parts replaced by
+// to: an answer to one confirmation id made the answer to another.
+func readdressed(a Answer, from, to string) Answer {
+	if from == "" || from == to {
+		return a
+	}
+	out := Answer{Action: a.Action, Parts: make([]Part, len(a.Parts))}
+	for i, p := range a.Parts {
+		var v any
+		if len(p.Data) > 0 && json.Unmarshal(p.Data, &v) == nil {
+			if b, err := json.Marshal(replaceString(v, from, to)); err == nil {
+				p.Data = b
+			}
+		}
+		out.Parts[i] = p
+	}
+	return out
+}
+
+func replaceString(v any, from, to string) any {
+	switch v := v.(type) {
+	case string:
+		if v == from {
+			return to
+		}
+	case map[string]any:
+		for k, m := range v {
+			v[k] = replaceString(m, from, to)
+		}
+	case []any:
+		for i := range v {
+			v[i] = replaceString(v[i], from, to)
+		}
+	}
+	return v
 }

@@ -171,6 +171,7 @@ type probe struct {
 	TaskID         json.RawMessage `json:"taskId"`
 	Type           json.RawMessage `json:"type"`
 	Title          json.RawMessage `json:"title"`
+	Code           json.RawMessage `json:"code"`
 }
 
 // readProbe reads body's probe in one pass.
@@ -199,6 +200,16 @@ func decode(body []byte, wantID json.RawMessage) (*Event, error) {
 		return decodeEnvelope(&p, wantID)
 	case p.Error != nil:
 		return nil, restError(p.Error, 0)
+	case p.Code != nil && jsonKind(p.Message) == '"' && p.ID == nil && p.Status == nil:
+		// A bare JSON-RPC error object, {"code":-32001,"message":…}, as the JavaScript SDK's
+		// REST 0.3 binding sends it with 404 or 400.
+		err := rpcError(body)
+		var ae *Error
+		if errors.As(err, &ae) {
+			ae.HTTPStatus = 0
+		}
+		return nil, err
+
 	case p.Status != nil && p.Type != nil && p.Title != nil:
 		return nil, problemError(body, 0)
 	}

@@ -46,9 +46,10 @@ func kindOf(c a2a.Class) Kind {
 	}
 }
 
-// isA2AResponse reports whether a 200 may carry an A2A task: the caller said so, the
-// response is application/a2a+json, or the request negotiated an A2A version. Only headers
-// are read, so a plain 200 costs no allocation.
+// isA2AResponse reports whether a 2xx may carry an A2A task: the caller said so, the
+// response is application/a2a+json, the request negotiated an A2A version, or it went to an
+// A2A REST send (…/message:send, which 0.3 agents answer unmarked, some with 201). Only
+// headers and the path are read, so a plain 200 costs no allocation.
 func isA2AResponse(resp *http.Response, always bool) bool {
 	if always {
 		return true
@@ -57,7 +58,13 @@ func isA2AResponse(resp *http.Response, always bool) bool {
 		return true
 	}
 	// The canonical form of A2A-Version, looked up directly: Header.Get would allocate it.
-	return resp.Request != nil && len(resp.Request.Header["A2a-Version"]) > 0
+	if resp.Request == nil {
+		return false
+	}
+	if len(resp.Request.Header["A2a-Version"]) > 0 {
+		return true
+	}
+	return resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send")
 }
 
 // detectA2A reads an A2A answer. A task paused for a human is an interrupt; anything else
@@ -68,6 +75,11 @@ func detectA2A(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hitl: read A2A body: %w", httpx.StripURL(err))
 	}
+	return decodeA2A(resp, body)
+}
+
+// decodeA2A reads body as an A2A answer to resp's request.
+func decodeA2A(resp *http.Response, body []byte) (*Interrupt, error) {
 	ev, err := a2a.Decode(body)
 	var ae *a2a.Error
 	switch {

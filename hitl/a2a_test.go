@@ -223,7 +223,8 @@ func TestWaitA2AOptions(t *testing.T) {
 }
 
 // TestWaitA2AMismatch: hitl's Wait on an A2A interrupt whose task an older agent no longer
-// knows fails with ErrTaskMismatch; the new task the agent started is never the Result.
+// knows fails with the agent's ErrTaskNotFound before the human is asked, and sends nothing
+// the agent could take for a new task; no new task is ever the Result.
 func TestWaitA2AMismatch(t *testing.T) {
 	agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
 	resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC10), true)
@@ -236,10 +237,17 @@ func TestWaitA2AMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	asked := 0
 	r, err := c.Wait(t.Context(), it, &hitl.WaitOptions{Ask: func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+		asked++
 		return a2a.HectorDecision(true), nil
 	}})
-	if r != nil || !errors.Is(err, a2a.ErrTaskMismatch) {
-		t.Fatalf("Wait = %v, %v; want ErrTaskMismatch", r, err)
+	if r != nil || !errors.Is(err, a2a.ErrTaskNotFound) || asked != 0 {
+		t.Fatalf("Wait = %v, %v after %d questions; want ErrTaskNotFound before any", r, err, asked)
+	}
+	for _, req := range agent.Requests() {
+		if req.Method == "SendMessage" && req.TaskID != it.Task.Task.ID {
+			t.Errorf("a send reached the agent for %s", req.TaskID)
+		}
 	}
 }

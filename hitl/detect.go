@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
@@ -33,10 +34,11 @@ type DetectOptions struct {
 	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
 	// instead of a warning. Default false.
 	Strict bool
-	// A2A makes every 200 a candidate A2A answer (a JSON-RPC envelope, a REST body, a bare
-	// task), for A2A 0.3 agents and relays, which mark their answers neither way. Default
-	// false: a 200 is read as A2A only when it is application/a2a+json or the request sent
-	// an A2A-Version header.
+	// A2A makes every 2xx a candidate A2A answer (a JSON-RPC envelope, a REST body, a bare
+	// task), for A2A 0.3 agents and relays, which mark their answers neither way (a 202 with
+	// a "hitl" member stays a HITL case). Default false: a 2xx is read as A2A only when it is
+	// application/a2a+json, the request sent an A2A-Version header, or it went to a REST
+	// send path (…/message:send).
 	A2A bool
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
 	// ErrBodyTooLarge and is still restored whole for the caller.
@@ -57,8 +59,8 @@ var ErrBodyTimeout = errors.New("hitl: response body not read within the read ti
 
 // Detect reports whether resp asks for a human.
 //
-// An A2A answer (a 200 read as A2A, see DetectOptions.A2A) whose task is paused for a human
-// yields an [*Interrupt] of kind KindA2AInput, KindA2AAuth, KindA2ARelay or
+// An A2A answer (any 2xx read as A2A, see DetectOptions.A2A: 200, and the 201 a REST agent
+// may answer a send with) whose task is paused for a human yields an [*Interrupt] of kind KindA2AInput, KindA2AAuth, KindA2ARelay or
 // KindA2ARelayPending holding the [a2a.Pause]; a task that is working or finished, a
 // message, or an agent's error yields (nil, nil); a body that is not A2A yields an
 // [*a2a.MalformedError], never an interrupt.
@@ -80,21 +82,37 @@ func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 	if isEventStream(resp.Header) {
 		return nil, nil // a stream (an A2A message/stream, say) is the caller's to read as it comes
 	}
-	a2aAnswer := resp.StatusCode == http.StatusOK && isA2AResponse(resp, opts != nil && opts.A2A)
+	success := resp.StatusCode >= 200 && resp.StatusCode < 300
+	a2aAnswer := success && isA2AResponse(resp, opts != nil && opts.A2A)
 	if resp.StatusCode != http.StatusAccepted && !a2aAnswer {
 		return nil, nil
 	}
 	if opts == nil {
 		opts = &DetectOptions{}
 	}
-	if a2aAnswer {
+	if resp.StatusCode != http.StatusAccepted {
 		return detectA2A(resp, opts)
 	}
 	body, err := readAndRestore(resp, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: read 202 body: %w", httpx.StripURL(err))
 	}
-	return detectBody(resp, body, opts)
+	it, err := detectBody(resp, body, opts)
+	if it == nil && err == nil && a2aAnswer && !hasHITL(body) {
+		// A 202 that is no HITL case but an A2A answer: a task it carries is read as A2A;
+		// a body that is not A2A stays plain asynchronous work.
+		it, err = decodeA2A(resp, body)
+		if errors.Is(err, a2a.ErrMalformed) {
+			return nil, nil
+		}
+	}
+	return it, err
+}
+
+// hasHITL reports whether body is an object with a "hitl" member.
+func hasHITL(body []byte) bool {
+	var env envelope
+	return json.Unmarshal(body, &env) == nil && len(env.HITL) > 0
 }
 
 // envelope is the 202 body (§6). hitl stays raw so that its presence, null included, is seen.

@@ -119,7 +119,11 @@ const (
 	// "approve" still counts), a resume naming an unknown or ended task silently starting a
 	// new task, a resume answered with the task as it was before the answer was read (the
 	// next query shows it moved on), a REST 404 of {"error":"Task not found"}, and a question
-	// left unanswered for LegacyInputTimeout failing the task.
+	// left unanswered for LegacyInputTimeout failing the task. As Hector v1.9.9 does, its
+	// JSON-RPC tasks/get and tasks/cancel want the task's resource name
+	// ({"name":"tasks/<id>"}) and refuse an id with -32603 "… task name is required"; its
+	// task queries send "metadata": null on every part of the status message, its reply to a
+	// resume no metadata at all, and its status messages carry no message id.
 	ProfileLegacyHector
 )
 
@@ -147,6 +151,9 @@ func WithProfile(p Profile) AgentOption { return func(c *agentConfig) { c.profil
 type spelling struct {
 	b       a2a.Binding
 	profile Profile
+	// nullMeta spells a part without metadata with "metadata": null (legacy Hector's task
+	// queries).
+	nullMeta bool
 }
 
 func (a *Agent) spell(b a2a.Binding) spelling { return spelling{b: b, profile: a.cfg.profile} }

@@ -136,6 +136,9 @@ var (
 	errBadParams   = &failure{-32602, "INVALID_PARAMS", "invalid params"}
 	errUnsupported = &failure{-32004, "UNSUPPORTED_OPERATION", "task is in a terminal state"}
 	errNotCancel   = &failure{-32002, "TASK_NOT_CANCELABLE", "task cannot be canceled"}
+	// errNoName is Hector v1's refusal of a task addressed by id: its gRPC InvalidArgument
+	// reaches JSON-RPC as an internal error.
+	errNoName = &failure{-32603, "INTERNAL_ERROR", "rpc error: code = InvalidArgument desc = task name is required"}
 )
 
 // cancelTask cancels a task that has not ended and returns a copy of it.
@@ -200,9 +203,10 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 			id = strings.TrimPrefix(params.Name, "tasks/")
 			if params.Name == "" {
 				a.record(b, m, params.ID, r, body)
-				sp.writeError(w, in.ID, errBadParams.code, errBadParams.reason, errBadParams.message)
+				sp.writeError(w, in.ID, errNoName.code, errNoName.reason, errNoName.message)
 				return
 			}
+			sp.nullMeta = true
 		}
 		a.record(b, m, id, r, body)
 		t, f := a.get(id)
@@ -212,8 +216,17 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 		}
 		sp.writeResult(w, in.ID, sp.render(t))
 	case m == pick(v10, "CancelTask", "tasks/cancel"):
-		a.record(b, m, params.ID, r, body)
-		t, f := a.cancelTask(params.ID)
+		id := params.ID
+		if a.cfg.profile == ProfileLegacyHector {
+			id = strings.TrimPrefix(params.Name, "tasks/")
+			if params.Name == "" {
+				a.record(b, m, params.ID, r, body)
+				sp.writeError(w, in.ID, errNoName.code, errNoName.reason, errNoName.message)
+				return
+			}
+		}
+		a.record(b, m, id, r, body)
+		t, f := a.cancelTask(id)
 		if f != nil {
 			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
@@ -268,6 +281,7 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 			sp.writeError(w, nil, f.code, f.reason, f.message)
 			return
 		}
+		sp.nullMeta = a.cfg.profile == ProfileLegacyHector
 		sp.writeJSON(w, http.StatusOK, sp.render(t))
 	default:
 		a.record(b, path, "", r, body)
@@ -509,6 +523,9 @@ func (sp spelling) render(t *task) any {
 func (sp spelling) renderMessage(t *task, parts []a2a.Part) map[string]any {
 	b := sp.b
 	m := map[string]any{"messageId": fmt.Sprintf("%s-q%d", t.id, t.asked), "taskId": t.id, "contextId": t.contextID}
+	if sp.profile == ProfileLegacyHector {
+		delete(m, "messageId")
+	}
 	switch b {
 	case a2a.JSONRPC03:
 		m["kind"], m["role"], m["parts"] = "message", "agent", sp.renderParts(parts)
@@ -536,8 +553,11 @@ func (sp spelling) renderParts(parts []a2a.Part) []any {
 		if b == a2a.JSONRPC03 {
 			o["kind"] = map[bool]string{true: "data", false: "text"}[len(p.Data) > 0]
 		}
-		if len(p.Metadata) > 0 {
+		switch {
+		case len(p.Metadata) > 0:
 			o["metadata"] = p.Metadata
+		case sp.nullMeta:
+			o["metadata"] = nil
 		}
 		out = append(out, o)
 	}
