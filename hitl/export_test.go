@@ -2,3 +2,13 @@ package hitl
 
 // OutcomeForTest exposes outcomeOf to the package's external tests and benchmarks.
 func OutcomeForTest(c *Case, event string, body []byte) *Result { return outcomeOf(c, event, body) }
+
+// PutRawForTest stores b under key as it is, as another version or a damaged disk might.
+func (s *MemoryStore) PutRawForTest(key StoreKey, b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = make(map[StoreKey][]byte)
+	}
+	s.m[key] = b
+}

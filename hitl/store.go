@@ -31,8 +31,32 @@ type Store interface {
 	Put(ctx context.Context, it *Interrupt) error
 	// Delete removes the interrupt saved under key; a key that is not there is no error.
 	Delete(ctx context.Context, key StoreKey) error
-	// List returns every saved interrupt.
+	// List returns every saved interrupt it can read. A record it cannot read does not stop
+	// the others: List returns the rest with an error that holds a *RecordError for each
+	// (errors.As), and leaves the record where it is.
 	List(ctx context.Context) ([]*Interrupt, error)
+}
+
+// RecordError is a stored record that cannot be read as an Interrupt (written by another
+// version, or damaged): its key and why. The record is left in the store.
+type RecordError struct {
+	Key StoreKey
+	Err error
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("hitl: stored interrupt %s %s: %v", e.Key.Origin, e.Key.ID, e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// decodeRecord reads a stored interrupt's JSON, saved under key; an error is a *RecordError.
+func decodeRecord(key StoreKey, b []byte) (*Interrupt, error) {
+	var it Interrupt
+	if err := json.Unmarshal(b, &it); err != nil {
+		return nil, &RecordError{Key: key, Err: err}
+	}
+	return &it, nil
 }
 
 // MemoryStore is a Store in memory: it outlives a wait, not the process. The zero value is
@@ -78,19 +102,17 @@ func (s *MemoryStore) List(_ context.Context) ([]*Interrupt, error) {
 		raw[i] = s.m[k]
 	}
 	s.mu.Unlock()
-	return decodeAll(raw)
-}
-
-func decodeAll(raw [][]byte) ([]*Interrupt, error) {
 	out := make([]*Interrupt, 0, len(raw))
-	for _, b := range raw {
-		var it Interrupt
-		if err := json.Unmarshal(b, &it); err != nil {
-			return nil, fmt.Errorf("hitl: stored interrupt: %w", err)
+	var bad []error
+	for i, b := range raw {
+		it, err := decodeRecord(keys[i], b)
+		if err != nil {
+			bad = append(bad, err)
+			continue
 		}
-		out = append(out, &it)
+		out = append(out, it)
 	}
-	return out, nil
+	return out, errors.Join(bad...)
 }
 
 // WithStore makes the client keep every interrupt it waits on in s: [Client.Do] and
@@ -141,8 +163,10 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *Result) error
 // questions).
 //
 // Resume returns when every wait has ended: nil when each Result was handled, otherwise the
-// waits' and handler's errors joined (their interrupts stay in the store). It returns
-// ErrNoStore without a store. Cancelling ctx ends the waits; their interrupts stay.
+// waits' and handler's errors joined (their interrupts stay in the store). A record the
+// store cannot read stops no other: Resume waits on every one it can read and its error holds
+// a *RecordError for each other (errors.As), left in the store. It returns ErrNoStore without
+// a store. Cancelling ctx ends the waits; their interrupts stay.
 func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOptions) error {
 	if c.store == nil {
 		return ErrNoStore
@@ -151,7 +175,7 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 		return errors.New("hitl: Resume needs a handler")
 	}
 	open, err := c.store.List(ctx)
-	if err != nil {
+	if err != nil && len(open) == 0 {
 		return fmt.Errorf("hitl: resume: %w", err)
 	}
 	var (
@@ -159,6 +183,9 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 		mu   sync.Mutex
 		errs []error
 	)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("hitl: resume: %w", err)) // records it could not read, reported with the waits' outcome
+	}
 	fail := func(err error) {
 		mu.Lock()
 		errs = append(errs, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/filestore"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/internal/kv"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
 
@@ -213,6 +214,74 @@ func BenchmarkStorePut(b *testing.B) {
 					b.ReportMetric(float64(st.Size())/float64(n), "file-bytes/interrupt")
 				}
 			}
+		})
+	}
+}
+
+// TestResumeOneBadRecord: a store holding three good interrupts and one record another
+// version could have written: List returns the three and a *RecordError naming the fourth;
+// Resume waits on the three, delivers each, reports the fourth (its key and why) and leaves
+// it in the store.
+func TestResumeOneBadRecord(t *testing.T) {
+	bad := hitl.StoreKey{Origin: "https://svc.example:443", ID: "review_from_elsewhere"}
+	raw := []byte(`{"kind":2,"case":{"case_id":"review_from_elsewhere"}}`)
+	stores := map[string]func(t *testing.T) (hitl.Store, func()){
+		"memory": func(*testing.T) (hitl.Store, func()) {
+			s := &hitl.MemoryStore{}
+			s.PutRawForTest(bad, raw)
+			return s, func() {}
+		},
+		"file": func(t *testing.T) (hitl.Store, func()) {
+			path := filepath.Join(t.TempDir(), "open.db")
+			db, err := kv.Open(path, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Put([]byte(bad.Origin+"\n"+bad.ID), raw); err != nil {
+				t.Fatal(err)
+			}
+			_ = db.Close()
+			s, err := filestore.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { _ = s.Close() }
+		},
+	}
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store, done := newStore(t)
+				defer done()
+				svc := hitltest.NewMemoryServer(t)
+				c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithStore(store), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 3 {
+					req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", nil)
+					it := detect(t, c, req)
+					if err := store.Put(t.Context(), it); err != nil {
+						t.Fatal(err)
+					}
+					_ = svc.Respond(it.ID(), "approve", nil, nil)
+				}
+				var rec *hitl.RecordError
+				if open, err := store.List(t.Context()); len(open) != 3 || !errors.As(err, &rec) || rec.Key != bad {
+					t.Fatalf("List = %d interrupts, %v; want 3 and the bad record's key", len(open), err)
+				}
+				var handled atomic.Int32
+				err = c.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+					handled.Add(1)
+					return nil
+				}, nil)
+				if handled.Load() != 3 || !errors.As(err, &rec) || rec.Key != bad {
+					t.Fatalf("Resume handled %d, returned %v; want 3 and the bad record reported", handled.Load(), err)
+				}
+				if open, err := store.List(t.Context()); len(open) != 0 || !errors.As(err, &rec) {
+					t.Errorf("after Resume the store lists %d, %v; want only the bad record, kept", len(open), err)
+				}
+			})
 		})
 	}
 }

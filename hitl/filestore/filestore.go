@@ -1,75 +1,187 @@
 // Package filestore is a [hitl.Store] in one file, kept with bbolt (a single-file, pure-Go
 // B+tree that commits each write to disk before it returns). It is a package of its own so
 // that a program that keeps its interrupts elsewhere links no bbolt.
+//
+// The file is what an agent reads on every restart, and its records name the origins the
+// agent sends its credential to, so [Open] trusts a file only when this process's user owns
+// it and its directory and no one else can change it ([ErrInsecure]). A damaged file is
+// [ErrDamaged], never a crash, and is left as it was: [Salvage] copies every record still
+// readable into a new file.
 package filestore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/kv"
 )
 
-// Store is a [hitl.Store] in one file, created readable by its owner only. One process holds
-// the file at a time; a second waits for its lock (see [Open]). Safe for concurrent use;
-// Close it when done.
-type Store struct{ db *kv.DB }
+// Store is a [hitl.Store] in one file, created readable and writable by its owner only
+// (mode 0600). One process holds the file at a time; a second waits for its lock (see
+// [Open]). Safe for concurrent use; Close it when done.
+type Store struct {
+	path string
+	db   *kv.DB
+}
 
 var _ hitl.Store = (*Store)(nil)
 
-// ErrLocked: another process holds the store's file.
-var ErrLocked = errors.New("filestore: the store file is held by another process")
+var (
+	// ErrLocked: another process holds the store's file.
+	ErrLocked = errors.New("filestore: the store file is held by another process")
+	// ErrInsecure: the file or its directory is owned by another user, writable by group or
+	// others, or (the file) readable by others. An *Error says what to change.
+	ErrInsecure = errors.New("filestore: the store file may not be trusted")
+	// ErrDamaged: the file is not a sound store. An *Error names it; it is left as it was,
+	// for Salvage.
+	ErrDamaged = errors.New("filestore: the store file is damaged")
+)
+
+// Error is an insecure or damaged store file: errors.Is matches ErrInsecure or ErrDamaged.
+type Error struct {
+	Path   string
+	Reason string // what is wrong
+	Fix    string // what to do about it
+	kind   error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("filestore: %s: %s; %s", e.Path, e.Reason, e.Fix)
+}
+
+// Is reports whether target is the sentinel of e's kind.
+func (e *Error) Is(target error) bool { return target == e.kind }
 
 // lockWait is how long Open waits for another process to release the file.
 const lockWait = 5 * time.Second
 
 // Open opens the store in the file at path, creating it (mode 0600) if needed. It waits up
 // to 5 s for another process to release the file, then fails with ErrLocked.
+//
+// Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
+// this process's user or root and that group and others cannot write it, and that the file,
+// when it exists, is owned by this user, writable by no one else and readable by no other
+// user than the group: otherwise an *Error matching ErrInsecure (another user could plant an
+// interrupt whose origin would receive the agent's credential on Resume, or read the review
+// tokens). It then reads every page the file's tree reaches: a damaged file is an *Error
+// matching ErrDamaged, the file untouched. An empty file is a new store.
 func Open(path string) (*Store, error) {
 	db, err := kv.Open(path, lockWait)
 	if err != nil {
-		if kv.Locked(err) {
-			return nil, ErrLocked
-		}
-		return nil, fmt.Errorf("filestore: open: %w", err)
+		return nil, wrap(path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{path: path, db: db}, nil
+}
+
+// wrap turns kv's errors into this package's.
+func wrap(path string, err error) error {
+	var (
+		ins *kv.Insecure
+		dmg *kv.Damaged
+	)
+	switch {
+	case errors.Is(err, kv.ErrLocked):
+		return ErrLocked
+	case errors.As(err, &ins):
+		return &Error{Path: path, Reason: ins.Problem, Fix: ins.Fix, kind: ErrInsecure}
+	case errors.As(err, &dmg):
+		return &Error{Path: path, Reason: dmg.Error(), kind: ErrDamaged,
+			Fix: "the file is left as it was: stop the process using it, then filestore.Salvage copies what is readable into a new file"}
+	}
+	return fmt.Errorf("filestore: open: %w", err)
 }
 
 func key(k hitl.StoreKey) []byte { return []byte(k.Origin + "\n" + k.ID) }
 
-// Put implements hitl.Store; it returns once the write is on disk.
+func storeKey(b []byte) hitl.StoreKey {
+	origin, id, _ := bytes.Cut(b, []byte("\n"))
+	return hitl.StoreKey{Origin: string(origin), ID: string(id)}
+}
+
+// Put implements hitl.Store; it returns once the write is on disk. After the file is found
+// damaged it returns an *Error matching ErrDamaged and writes nothing.
 func (s *Store) Put(_ context.Context, it *hitl.Interrupt) error {
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
 	}
-	return s.db.Put(key(it.Key()), b)
+	if err := s.db.Put(key(it.Key()), b); err != nil {
+		return wrap(s.path, err)
+	}
+	return nil
 }
 
 // Delete implements hitl.Store.
-func (s *Store) Delete(_ context.Context, k hitl.StoreKey) error { return s.db.Delete(key(k)) }
+func (s *Store) Delete(_ context.Context, k hitl.StoreKey) error {
+	if err := s.db.Delete(key(k)); err != nil {
+		return wrap(s.path, err)
+	}
+	return nil
+}
 
-// List implements hitl.Store; the interrupts are in key order.
+// List implements hitl.Store; the interrupts are in key order. A record that is not an
+// interrupt's JSON is reported as a *hitl.RecordError and the others returned.
 func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
-	var out []*hitl.Interrupt
-	err := s.db.Each(func(v []byte) error {
+	var (
+		out []*hitl.Interrupt
+		bad []error
+	)
+	err := s.db.Each(func(k, v []byte) error {
 		var it hitl.Interrupt
 		if err := json.Unmarshal(v, &it); err != nil {
-			return fmt.Errorf("filestore: stored interrupt: %w", err)
+			bad = append(bad, &hitl.RecordError{Key: storeKey(k), Err: err})
+			return nil
 		}
 		out = append(out, &it)
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, wrap(s.path, err)
 	}
-	return out, nil
+	return out, errors.Join(bad...)
 }
 
 // Close closes the file.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return wrap(s.path, err)
+	}
+	return nil
+}
+
+// Salvage copies every record still readable in the store file from — one that Open reports
+// damaged — into a new store file to, and returns how many it copied. It reads from's pages
+// itself, not through bbolt, skipping the ones it cannot read; from is not changed, and no
+// process may have it open. to must not exist. The copies are records as they were stored:
+// List on the new store reports any that is not an interrupt.
+func Salvage(from, to string) (int, error) {
+	if _, err := os.Lstat(to); err == nil {
+		return 0, fmt.Errorf("filestore: salvage: %s exists", to)
+	}
+	var pairs [][2][]byte
+	err := kv.Salvage(from, func(k, v []byte) error {
+		pairs = append(pairs, [2][]byte{k, v})
+		return nil
+	})
+	if err != nil {
+		return 0, wrap(from, err)
+	}
+	dst, err := kv.Open(to, lockWait)
+	if err != nil {
+		return 0, wrap(to, err)
+	}
+	err = dst.Load(pairs)
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, wrap(to, err)
+	}
+	return len(pairs), nil
+}
