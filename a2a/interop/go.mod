@@ -4,7 +4,7 @@ go 1.25.0
 
 require (
 	github.com/a2aproject/a2a-go/v2 v2.4.0
-	github.com/hitlkit/hitlkit v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -23,4 +23,7 @@ require (
 	google.golang.org/protobuf v1.36.11 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace github.com/hitlkit/hitlkit => ../..

@@ -3,8 +3,8 @@ module github.com/hitlkit/hitlkit/examples/durable
 go 1.26.0
 
 require (
-	github.com/hitlkit/hitlkit v0.0.0
-	github.com/hitlkit/hitlkit/hitl/temporal v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
+	github.com/hitlkit/hitlkit/hitl/temporal v0.1.0
 	go.temporal.io/sdk v1.50.0
 	go.uber.org/goleak v1.3.0
 )
@@ -41,6 +41,9 @@ require (
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace (
 	github.com/hitlkit/hitlkit => ../..
 	github.com/hitlkit/hitlkit/hitl/temporal => ../../hitl/temporal

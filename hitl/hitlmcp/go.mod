@@ -4,7 +4,7 @@ go 1.25.0
 
 require (
 	github.com/google/jsonschema-go v0.4.3
-	github.com/hitlkit/hitlkit v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -25,4 +25,7 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace github.com/hitlkit/hitlkit => ../..

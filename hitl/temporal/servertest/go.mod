@@ -3,8 +3,8 @@ module github.com/hitlkit/hitlkit/hitl/temporal/servertest
 go 1.26.8
 
 require (
-	github.com/hitlkit/hitlkit v0.0.0
-	github.com/hitlkit/hitlkit/hitl/temporal v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
+	github.com/hitlkit/hitlkit/hitl/temporal v0.1.0
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0
 	go.temporal.io/server v1.32.1
@@ -218,6 +218,9 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace (
 	github.com/hitlkit/hitlkit => ../../..
 	github.com/hitlkit/hitlkit/hitl/temporal => ..
