@@ -1,6 +1,7 @@
 package hitl_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -377,6 +379,60 @@ func TestFormCheckBounded(t *testing.T) {
 	cancel()
 	if err := f.CheckContext(ctx, data); !errors.Is(err, context.Canceled) {
 		t.Errorf("CheckContext on a cancelled context = %v", err)
+	}
+}
+
+// conditionalForm is a form of n text fields: f0, and n-1 fields each shown while f0 is not
+// "hide"; and an answer of about size bytes, nearly all of it f0's value (with escapes, as a
+// person's pasted text has), every other field answered.
+func conditionalForm(t testing.TB, n, size int) (*hitl.Form, []byte) {
+	fields := []map[string]any{{"key": "f0", "label": "x", "type": "textarea"}}
+	data := map[string]any{}
+	for i := 1; i < n; i++ {
+		fields = append(fields, map[string]any{"key": fmt.Sprintf("f%d", i), "label": "x", "type": "text", "required": true,
+			"conditional": map[string]any{"field": "f0", "operator": "neq", "value": "hide"}})
+		data[fmt.Sprintf("f%d", i)] = "ok"
+	}
+	form, _ := json.Marshal(map[string]any{"fields": fields})
+	f, err := hitl.ParseForm(form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data["f0"] = strings.Repeat("line \"quoted\" é\n", size/20)
+	b, _ := json.Marshal(data)
+	return f, b
+}
+
+// TestFormCheckConditionsLinear: 499 fields conditioned on one field whose value is 1 MiB:
+// Check decodes that value once, not once per condition — it allocates a few times the
+// answer's size, not 499 times.
+func TestFormCheckConditionsLinear(t *testing.T) {
+	f, data := conditionalForm(t, hitl.MaxFormFields, 1<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err := f.Check(data)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*uint64(len(data)) {
+		t.Errorf("Check of a %d-byte answer allocated %d bytes: a value decoded once per condition", len(data), alloc)
+	}
+	hidden := bytes.Replace(data, []byte(`"f0":"line`), []byte(`"f0":"hide","x":"line`), 1)
+	var ie *hitl.InvalidError
+	if err := f.Check(hidden); !errors.As(err, &ie) || len(ie.Problems) != hitl.MaxFormFields-1 {
+		t.Errorf("Check with every conditional field hidden but answered = %v", err)
+	}
+}
+
+// BenchmarkFormCheckConditions: 500 fields, 499 conditioned on one, and a 1 MiB answer.
+func BenchmarkFormCheckConditions(b *testing.B) {
+	f, data := conditionalForm(b, hitl.MaxFormFields, 1<<20)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if err := f.Check(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 

@@ -239,8 +239,9 @@ func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 // for a field its condition hides. It returns nil or an [*InvalidError] for the object
 // "result data" with one problem per key. Problems never quote a value.
 //
-// Its cost is linear in the size of the form and of data (options are looked up in a set,
-// each pattern is compiled once and matched in linear time).
+// Its cost is linear in the size of the form and of data, whatever the conditions: each
+// value is decoded once, however many conditions read it; options are looked up in a set,
+// and each pattern is matched in linear time.
 func (f *Form) Check(data json.RawMessage) error {
 	return f.CheckContext(context.Background(), data)
 }
@@ -251,14 +252,14 @@ func (f *Form) CheckContext(ctx context.Context, data json.RawMessage) error {
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
 		return &InvalidError{Object: "result data", Problems: []FieldError{{Field: "data", Problem: "must be a JSON object"}}}
 	}
+	vs := answer{raw: obj, decoded: make(map[string]decoded)}
 	var problems []FieldError
 	for i, fd := range f.All() {
 		if i%64 == 0 && ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
-		raw, present := obj[fd.Key]
-		present = present && string(raw) != "null"
-		if !visible(fd, obj) {
+		v, present := vs.value(fd.Key)
+		if !vs.visible(fd) {
 			if present {
 				problems = append(problems, FieldError{Field: fd.Key, Problem: "must be absent: its condition hides it"})
 			}
@@ -270,7 +271,7 @@ func (f *Form) CheckContext(ctx context.Context, data json.RawMessage) error {
 			}
 			continue
 		}
-		if p := checkValue(fd, raw); p != "" {
+		if p := checkValue(fd, v); p != "" {
 			problems = append(problems, FieldError{Field: fd.Key, Problem: p})
 		}
 	}
@@ -280,16 +281,42 @@ func (f *Form) CheckContext(ctx context.Context, data json.RawMessage) error {
 	return nil
 }
 
-// visible reports whether fd is shown given the values in data.
-func visible(fd Field, data map[string]json.RawMessage) bool {
+// answer is a result.data object whose values are decoded on first use, once each.
+type answer struct {
+	raw     map[string]json.RawMessage
+	decoded map[string]decoded
+}
+
+// decoded is one value; v is nil when it is absent, null, or did not decode (a number out
+// of range).
+type decoded struct {
+	v       any
+	present bool // and not null
+}
+
+// value returns key's value, decoding it the first time.
+func (a answer) value(key string) (decoded, bool) {
+	d, ok := a.decoded[key]
+	if !ok {
+		raw, in := a.raw[key]
+		d.present = in && string(raw) != "null"
+		if d.present && json.Unmarshal(raw, &d.v) != nil {
+			d.v = nil
+		}
+		a.decoded[key] = d
+	}
+	return d, d.present
+}
+
+// visible reports whether fd is shown given the answer's values.
+func (a answer) visible(fd Field) bool {
 	cd := fd.Conditional
 	if cd == nil {
 		return true
 	}
-	var got, want any
-	if raw, ok := data[cd.Field]; ok {
-		_ = json.Unmarshal(raw, &got)
-	}
+	d, _ := a.value(cd.Field)
+	got := d.v
+	var want any
 	_ = json.Unmarshal(cd.Value, &want)
 	switch cd.Operator {
 	case "eq":
@@ -319,16 +346,15 @@ func visible(fd Field, data map[string]json.RawMessage) bool {
 }
 
 // checkValue returns the problem with one present value, or "".
-func checkValue(fd Field, raw json.RawMessage) string {
+func checkValue(fd Field, d decoded) string {
 	switch fd.Type.kind() {
 	case "bool":
-		var b bool
-		if json.Unmarshal(raw, &b) != nil {
+		if _, ok := d.v.(bool); !ok {
 			return "must be true or false"
 		}
 	case "number":
-		var n float64
-		if json.Unmarshal(raw, &n) != nil {
+		n, ok := d.v.(float64)
+		if !ok {
 			return "must be a number"
 		}
 		if v := fd.Validation; v != nil {
@@ -340,9 +366,17 @@ func checkValue(fd Field, raw json.RawMessage) string {
 			}
 		}
 	case "list":
-		var list []string
-		if json.Unmarshal(raw, &list) != nil {
+		list, ok := d.v.([]any)
+		if !ok {
 			return "must be a list of strings"
+		}
+		values := make([]string, len(list))
+		for i, v := range list {
+			s, isString := v.(string)
+			if !isString && v != nil { // null reads as "", as it does into a []string
+				return "must be a list of strings"
+			}
+			values[i] = s
 		}
 		if fd.Required && len(list) == 0 {
 			return "required"
@@ -354,14 +388,14 @@ func checkValue(fd Field, raw json.RawMessage) string {
 		for _, o := range fd.Options {
 			options[o.Value] = true
 		}
-		for _, v := range list {
+		for _, v := range values {
 			if !options[v] {
 				return "has a value that is not one of the options"
 			}
 		}
 	default:
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
+		s, ok := d.v.(string)
+		if !ok {
 			return "must be a string"
 		}
 		if s == "" {
