@@ -3,8 +3,8 @@ module github.com/hitlkit/hitlkit/hitl/hitlmcp/tsinterop
 go 1.25.0
 
 require (
-	github.com/hitlkit/hitlkit v0.0.0
-	github.com/hitlkit/hitlkit/hitl/hitlmcp v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
+	github.com/hitlkit/hitlkit/hitl/hitlmcp v0.1.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.uber.org/goleak v1.3.0
 )
@@ -24,6 +24,9 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace (
 	github.com/hitlkit/hitlkit => ../../..
 	github.com/hitlkit/hitlkit/hitl/hitlmcp => ..
