@@ -70,8 +70,9 @@ func refusal(err error) error {
 // A tool call never returns an empty success while the person has not decided.
 //
 // requestState is sealed with AES-256-GCM under a key derived from Secret, over the tool's
-// name, its arguments, the caller ([Tool.Caller]) and an expiry (the case's, else
-// DefaultStateTTL); it reveals nothing of the case (poll URL, tokens) to the client. A
+// name, its arguments, the caller ([Tool.Caller]) and an expiry (the case's expires_at plus
+// hitl.DefaultGrace, else DefaultStateTTL); it reveals nothing of the case (poll URL,
+// tokens) to the client. A
 // state that does not open is [ErrBadState]. The person's result comes back at most once
 // per paused call: the call is recorded in Ledger when it does, and any later retry with
 // one of its states is [ErrReplayed], before any poll. The server keeps nothing else
@@ -146,8 +147,10 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if it.Case == nil || it.Case.ReviewURL == "" {
 		return nil, fmt.Errorf("hitlmcp: the backend asked for a person without a review URL (%s)", it.Kind)
 	}
-	expires := it.ExpiresAt()
-	if expires.IsZero() {
+	// The state outlives the case by the time Wait gives the service to report its expiry,
+	// so that a retry still gets the expired case's Result.
+	expires := it.ExpiresAt().Add(hitl.DefaultGrace)
+	if it.ExpiresAt().IsZero() {
 		expires = time.Now().Add(DefaultStateTTL)
 	}
 	p := &paused{Call: rand.Text(), Expires: expires.Unix(), Interrupt: it}

@@ -342,3 +342,37 @@ func TestToolStateIsSealed(t *testing.T) {
 		t.Errorf("deleted %d times", n)
 	}
 }
+
+// TestToolCaseExpires: a case that expires while the client retries is the person's Result
+// (expired, the default applied), returned once like a decision.
+func TestToolCaseExpires(t *testing.T) {
+	f := newFiles(t, hitltest.NewServer(t, hitltest.WithCaseLifetime(2*time.Second)), time.Second)
+	cs := f.session(t, "delete_file", "", hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil))
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+	if err != nil || !strings.HasPrefix(text(res), "not deleted: expired") || f.deleted.Load() != 0 {
+		t.Fatalf("CallTool = %q, %v; want the expired case's result", text(res), err)
+	}
+}
+
+// TestToolLinkDeclined: a client that declines to show the review link gets an isError
+// result naming it at once, on 2026-07-28 and on 2025-11-25; nothing is deleted.
+func TestToolLinkDeclined(t *testing.T) {
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(rev, func(t *testing.T) {
+			t.Parallel()
+			f := newFiles(t, hitltest.NewServer(t), time.Minute)
+			o := hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil)
+			o.ElicitationHandler = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			start := time.Now()
+			res, err := f.session(t, "delete_file", rev, o).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+			if err != nil || !res.IsError || !strings.Contains(text(res), "declined") || !strings.Contains(text(res), f.svc.URL+"/review/") {
+				t.Fatalf("CallTool = %+v (%q), %v; want an isError result naming the link", res, text(res), err)
+			}
+			if time.Since(start) > 30*time.Second || f.deleted.Load() != 0 {
+				t.Errorf("took %v, deleted %d", time.Since(start), f.deleted.Load())
+			}
+		})
+	}
+}
