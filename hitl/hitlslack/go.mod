@@ -1,0 +1,22 @@
+module github.com/hitlkit/hitlkit/hitl/hitlslack
+
+go 1.26
+
+require (
+	github.com/hitlkit/hitlkit v0.0.0
+	github.com/slack-go/slack v0.35.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/gorilla/websocket v1.5.3 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/sosodev/duration v1.4.0 // indirect
+	go.etcd.io/bbolt v1.4.3 // indirect
+	golang.org/x/sys v0.29.0 // indirect
+)
+
+replace github.com/hitlkit/hitlkit => ../..
