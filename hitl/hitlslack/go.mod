@@ -1,9 +1,9 @@
 module github.com/hitlkit/hitlkit/hitl/hitlslack
 
-go 1.26
+go 1.26.0
 
 require (
-	github.com/hitlkit/hitlkit v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
 	github.com/slack-go/slack v0.35.0
 	go.uber.org/goleak v1.3.0
 )
@@ -15,8 +15,9 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
-	golang.org/x/sys v0.29.0 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace github.com/hitlkit/hitlkit => ../..
