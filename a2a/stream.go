@@ -22,9 +22,15 @@ import (
 // {"error"}, sent with HTTP 200) is returned as an [*Error]; an event that is not A2A, as
 // a [*MalformedError]. id:, event: and comment lines are allowed and ignored.
 func ReadStream(r io.Reader) (*Event, error) {
-	return readStream(r, nil)
+	ev, err := readStream(r, nil)
+	if err != nil {
+		return nil, err
+	}
+	return ev, nil
 }
 
+// readStream is ReadStream that also returns, with a read error (a stream cut off), what the
+// stream had said until then.
 func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 	var (
 		out  = &Event{}
@@ -71,7 +77,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		return nil, serr
 	}
 	if err != nil {
-		return nil, err
+		return out, err
 	}
 	if out.Task == nil && out.Message == nil {
 		return nil, malformed(ErrUnrecognised, "stream ended without a task or message")
@@ -112,8 +118,10 @@ func mergeObjects(a, b json.RawMessage) json.RawMessage {
 
 // SendStream sends m with the streaming method of ep's binding (message/stream,
 // SendStreamingMessage, POST message:stream) and reads the stream to the end of the turn
-// (see [ReadStream]). When the stream ends with the task still working, it asks GetTask for
-// the truth. It returns the task, or the message the agent answered with.
+// (see [ReadStream]). When the stream ends with the task still working, or is cut off after
+// it named the task, it asks GetTask for the truth. It returns the task, or the message the
+// agent answered with. The stream is closed before SendStream returns, whatever the agent
+// does with it after the turn's last event.
 func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
 	req, wantID, err := c.request(ctx, ep, opStream, "", c.outgoing(&m), o)
 	if err != nil {
@@ -132,11 +140,14 @@ func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *Send
 	// hold a drain (and the call) until it sent 4 KiB or hung up. Closing an unfinished
 	// body ends the stream and its connection.
 	_ = resp.Body.Close()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case err != nil && (ev == nil || ev.Task == nil):
 		return nil, scrub(err, req)
+	case err != nil:
+		// Cut off after the task was known: the task goes on at the agent; ask it.
+		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream cut off", slog.String("task", ev.Task.ID))
 	}
 	if t := ev.Task; t != nil && !t.State.Terminal() && !t.State.Interrupted() {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended early", slog.String("task", t.ID), slog.String("state", string(t.State)))

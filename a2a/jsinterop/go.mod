@@ -1,0 +1,17 @@
+module github.com/hitlkit/hitlkit/a2a/jsinterop
+
+go 1.25.0
+
+require (
+	github.com/hitlkit/hitlkit v0.0.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/cenkalti/backoff/v4 v4.3.0 // indirect
+	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
+	github.com/sosodev/duration v1.4.0 // indirect
+)
+
+replace github.com/hitlkit/hitlkit => ../..
