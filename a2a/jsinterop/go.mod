@@ -3,7 +3,7 @@ module github.com/hitlkit/hitlkit/a2a/jsinterop
 go 1.25.0
 
 require (
-	github.com/hitlkit/hitlkit v0.0.0
+	github.com/hitlkit/hitlkit v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -14,4 +14,7 @@ require (
 	github.com/sosodev/duration v1.4.0 // indirect
 )
 
+// For development in this repository only: build against the modules of this checkout. A
+// consumer's build ignores this replace and takes the versions required above (README,
+// "Modules and releases"); .ci/released builds this module without it.
 replace github.com/hitlkit/hitlkit => ../..
