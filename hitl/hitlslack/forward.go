@@ -99,6 +99,10 @@ func (b *Bot) keep(q *question) {
 	b.open[q.key] = q
 	if q.pause != nil {
 		b.tasks[taskKey(q.pause)] = q.key
+		if q.pause.Class == a2a.ClassInputRequired && q.answers == nil {
+			// A click before the Asker asks is kept for it.
+			q.answers = make(chan a2a.Answer, 1)
+		}
 	}
 }
 
@@ -142,11 +146,6 @@ func (b *Bot) Asker(t Target) a2a.Asker {
 		case a := <-q.answers:
 			return a, nil
 		case <-ctx.Done():
-			b.mu.Lock()
-			if !q.busy && q.by == "" {
-				q.answers = nil
-			}
-			b.mu.Unlock()
 			return a2a.Answer{}, context.Cause(ctx)
 		}
 	}
@@ -154,12 +153,30 @@ func (b *Bot) Asker(t Target) a2a.Asker {
 
 // ask finds or posts the message for p and makes it wait for an answer.
 func (b *Bot) ask(ctx context.Context, t Target, p *a2a.Pause) (*question, error) {
-	b.mu.Lock()
-	q := b.open[b.tasks[taskKey(p)]]
-	if q != nil && (q.by != "" || q.busy) {
-		q = nil // that question was answered: this is the task's next one
+	var q *question
+	for {
+		b.mu.Lock()
+		q = b.open[b.tasks[taskKey(p)]]
+		var pending chan struct{}
+		switch {
+		case q != nil && q.busy:
+			pending = q.settled
+		case q != nil && len(q.answers) > 0 && sameQuestion(q.pause, p):
+			b.mu.Unlock()
+			return q, nil // answered before the Asker asked
+		case q != nil && q.by != "":
+			q = nil // that question was answered: this is the task's next one
+		}
+		b.mu.Unlock()
+		if pending == nil {
+			break
+		}
+		select {
+		case <-pending:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
 	}
-	b.mu.Unlock()
 	if q == nil {
 		q = b.fromStore(ctx, func(it *hitl.Interrupt) bool {
 			return it.Task != nil && it.Task.TaskID == p.TaskID && it.Task.Endpoint.URL == p.Endpoint.URL
@@ -188,11 +205,20 @@ func (b *Bot) ask(ctx context.Context, t Target, p *a2a.Pause) (*question, error
 		}
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	q.msg, q.pause, q.answers = m, p, make(chan a2a.Answer, 1)
-	b.open[q.key] = q
-	b.tasks[taskKey(p)] = q.key
+	q.msg, q.pause = m, p
+	b.mu.Unlock()
+	b.keep(q)
 	return q, nil
+}
+
+// sameQuestion reports whether two pauses ask the same question of the same task.
+func sameQuestion(a, b *a2a.Pause) bool {
+	if a == nil || b == nil || a.TaskID != b.TaskID {
+		return false
+	}
+	ja, err1 := json.Marshal(a.Question)
+	jb, err2 := json.Marshal(b.Question)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 func sameMessage(a, b message) bool {
@@ -223,14 +249,12 @@ func (b *Bot) fromStore(ctx context.Context, match func(*hitl.Interrupt) bool) *
 		}
 		q.msg = b.renderInterrupt(it, it.Task)
 		b.mu.Lock()
-		defer b.mu.Unlock()
-		if have := b.open[k]; have != nil {
+		have := b.open[k]
+		b.mu.Unlock()
+		if have != nil {
 			return have
 		}
-		b.open[k] = q
-		if q.pause != nil {
-			b.tasks[taskKey(q.pause)] = k
-		}
+		b.keep(q)
 		return q
 	}
 	return nil
