@@ -64,6 +64,7 @@ func inClass(from Class) func(*Task, Class) bool {
 
 // wait polls the task until stay reports false for it, and returns it. Snapshots of another
 // task are ignored; the same transient error DefaultMaxRepeats times in a row ends the wait.
+// The stream, the push receiver and o.Wake only make it query the task at once.
 func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func(*Task, Class) bool, o *WaitOptions) (*Task, error) {
 	if o == nil {
 		o = &WaitOptions{}
@@ -71,87 +72,35 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 	if !ep.Binding.valid() || ep.URL == "" {
 		return nil, ErrNoEndpoint
 	}
-	wake := transport.NewWake()
-	kick := wake.Kick
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if o.Push != nil {
-		stop := o.Push.watch(taskID, kick)
-		defer stop()
-	}
-	if o.Wake != nil {
-		done := make(chan struct{})
-		defer func() { cancel(); <-done }()
-		go func() {
-			defer close(done)
-			wake.Relay(ctx, o.Wake)
-		}()
-	}
-	if o.Stream {
-		done := make(chan struct{})
-		defer func() { cancel(); <-done }()
-		go func() {
-			defer close(done)
-			err := c.follow(ctx, ep, taskID, kick)
-			c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended", slog.String("task", taskID), slog.Bool("error", err != nil))
-		}()
-	}
-
-	var (
-		last    Class
-		repeats int
-		lastErr string
-		get     = opGet
-	)
-	// again counts a transient answer: DefaultMaxRepeats of the same in a row end the wait.
-	again := func(err error) error {
-		if msg := err.Error(); msg == lastErr {
-			repeats++
-		} else {
-			lastErr, repeats = msg, 1
-		}
-		if repeats >= DefaultMaxRepeats {
-			return fmt.Errorf("%w (%d times): %w", ErrRepeatedError, repeats, err)
-		}
-		return transport.Temporary(err)
-	}
-	decodeTask := func(body []byte) (*Task, bool, error) {
-		ev, err := decode(body, nil)
-		if err == nil && ev.Task != nil {
-			err = mismatch(taskID, "", ev.Task)
-		}
-		switch {
-		case get == opGet && wantsName(ep, err):
-			get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
-			return nil, false, transport.Temporary(err)
-		case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
-			return nil, false, again(err)
-		case err != nil:
-			return nil, false, err
-		case ev.Task == nil:
-			return nil, false, malformed(ErrUnrecognised, "task query answered without a task")
-		}
-		lastErr, repeats = "", 0
-		cl := Classify(ev.Task)
-		if stay(ev.Task, cl) {
-			if cl != last && o.OnChange != nil {
-				o.OnChange(ev.Task, cl)
-			}
-			last = cl
-			return nil, false, nil
-		}
-		return ev.Task, true, nil
-	}
+	q := &taskQuery{c: c, ep: ep, taskID: taskID, stay: stay, onChange: o.OnChange, get: opGet}
 	interval := c.interval
 	if o.Interval > 0 {
 		interval = max(o.Interval, time.Second)
 	}
-	poller := &transport.Poller{Client: c.hc, Interval: interval, MaxBody: c.maxBody, Logger: c.logger, Slots: c.polls.For(ep.URL)}
-	newReq := func(rctx context.Context) (*http.Request, error) {
-		req, _, err := c.request(rctx, ep, get, taskID, nil, nil)
-		return req, err
+	w := &transport.Wait[*Task]{URL: ep.URL, Request: q.request, Decode: q.decode,
+		Client: c.hc, Interval: interval, MaxBody: c.maxBody, Logger: c.logger, Slots: c.polls}
+	if o.Push != nil {
+		w.Watch = append(w.Watch, func(wake func(), _ func(*Task)) func() { return o.Push.watch(taskID, wake) })
 	}
-	t, err := transport.PollRequests(ctx, poller, newReq, wake, decodeTask)
+	if o.Wake != nil {
+		w.Push = append(w.Push, func(ctx context.Context, wake func(), _ func(*Task)) error {
+			for {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-o.Wake:
+					wake()
+				}
+			}
+		})
+	}
+	if o.Stream {
+		var last State // what the stream showed last, across subscriptions
+		w.Push = append(w.Push, func(ctx context.Context, wake func(), _ func(*Task)) error {
+			return c.follow(ctx, ep, taskID, &last, wake)
+		})
+	}
+	t, err := w.Run(ctx)
 	var se *transport.StatusError
 	if errors.As(err, &se) {
 		// A REST agent's error travels with its status (404 for a task it forgot): type it.
@@ -163,12 +112,79 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 	return t, err
 }
 
-// follow subscribes to the task and kicks the wait on each event and at the end of the
-// stream. It returns when the stream ends, fails or is refused, or ctx ends.
-func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, kick func()) error {
+// taskQuery is the task query of one wait and what its answers taught it.
+type taskQuery struct {
+	c        *Client
+	ep       Endpoint
+	taskID   string
+	stay     func(*Task, Class) bool
+	onChange func(*Task, Class)
+	get      op    // opGet, or opGetByName for an older agent
+	last     Class // the class last reported to onChange
+	repeats  int   // how many times in a row lastErr was met
+	lastErr  string
+}
+
+func (q *taskQuery) request(ctx context.Context) (*http.Request, error) {
+	req, _, err := q.c.request(ctx, q.ep, q.get, q.taskID, nil, nil)
+	return req, err
+}
+
+// decode reads one answer to the task query: the task when it left the classes stay keeps.
+func (q *taskQuery) decode(body []byte) (*Task, bool, error) {
+	ev, err := decode(body, nil)
+	if err == nil && ev.Task != nil {
+		err = mismatch(q.taskID, "", ev.Task)
+	}
+	switch {
+	case q.get == opGet && wantsName(q.ep, err):
+		q.get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
+		return nil, false, transport.Temporary(err)
+	case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
+		return nil, false, q.again(err)
+	case err != nil:
+		return nil, false, err
+	case ev.Task == nil:
+		return nil, false, malformed(ErrUnrecognised, "task query answered without a task")
+	}
+	q.lastErr, q.repeats = "", 0
+	cl := Classify(ev.Task)
+	if q.stay(ev.Task, cl) {
+		if cl != q.last && q.onChange != nil {
+			q.onChange(ev.Task, cl)
+		}
+		q.last = cl
+		return nil, false, nil
+	}
+	return ev.Task, true, nil
+}
+
+// again counts a transient answer: DefaultMaxRepeats of the same in a row end the wait.
+func (q *taskQuery) again(err error) error {
+	if msg := err.Error(); msg == q.lastErr {
+		q.repeats++
+	} else {
+		q.lastErr, q.repeats = msg, 1
+	}
+	if q.repeats >= DefaultMaxRepeats {
+		return fmt.Errorf("%w (%d times): %w", ErrRepeatedError, q.repeats, err)
+	}
+	return transport.Temporary(err)
+}
+
+// errStreamEnded: the agent closed the task's stream; it is subscribed again.
+var errStreamEnded = errors.New("a2a: the agent closed the task's stream")
+
+// follow subscribes to the task (tasks/resubscribe, SubscribeToTask, GET
+// /tasks/{id}:subscribe) and wakes the wait on each event that tells something new: not a
+// snapshot of the state the stream showed last (*last, kept across subscriptions, so that a
+// resubscription's first snapshot is no news). It returns when the stream ends (errStreamEnded:
+// the wait subscribes again), fails, or is refused (wrapping ErrStreamUnavailable when the
+// agent will not stream the task), or ctx ends.
+func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, last *State, wake func()) error {
 	req, wantID, err := c.request(ctx, ep, opSubscribe, taskID, nil, nil)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, err)
 	}
 	resp, err := c.do(ctx, req)
 	if err != nil {
@@ -176,17 +192,41 @@ func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, kick fu
 	}
 	defer httpx.DrainClose(resp.Body)
 	if err := streamRefused(resp, c.maxBody, wantID); err != nil {
-		return err
+		if temporary(err) {
+			return err
+		}
+		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, err)
 	}
-	defer kick() // the end of a stream is news too: the task may have finished
-	return sse.Read(resp.Body, maxStreamEvent, func(e sse.Event) bool {
+	var refused error
+	err = sse.Read(resp.Body, maxStreamEvent, func(e sse.Event) bool {
 		ev, err := decode(e.Data, wantID)
 		if err != nil {
-			return false // an in-stream error (-32001 and the like) ends the stream
+			refused = err // an in-stream error (-32001 and the like) ends the stream
+			return false
 		}
-		kick()
-		return ev.Status == nil || !ev.Status.Final
+		switch {
+		case ev.Task != nil && ev.Task.State == *last:
+		case ev.Task != nil:
+			*last = ev.Task.State
+			wake()
+		case ev.Status != nil:
+			*last = ev.Status.State
+			wake()
+		default:
+			wake()
+		}
+		return true
 	})
+	switch {
+	case refused != nil && !temporary(refused):
+		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, refused)
+	case refused != nil:
+		return refused
+	case err != nil:
+		return err
+	}
+	c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended", slog.String("task", taskID))
+	return errStreamEnded
 }
 
 // streamRefused returns the agent's reason when resp is not an event stream: a JSON-RPC or

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -52,7 +53,7 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return nil, errors.New("hi: NewClient: base URL must be an absolute http(s) URL")
 	}
-	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: transport.DefaultRequestTimeout,
+	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: pace.RequestTimeout,
 		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		if o == nil {
@@ -275,9 +276,9 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 		return nil, errors.New("hi: Wait: empty id")
 	}
 	pollURL := c.url(routeInteractions + url.PathEscape(id))
-	p := &transport.Poller{Client: c.http, Interval: c.interval, Logger: c.logger, RequestTimeout: c.timeout,
-		MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls.For(pollURL)}
-	res, err := transport.Poll(ctx, p, pollURL, func(body []byte) (*transport.Result, bool, error) {
+	w := &transport.Wait[*transport.Result]{URL: pollURL, Client: c.http, Interval: c.interval, Logger: c.logger,
+		RequestTimeout: c.timeout, MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls}
+	w.Decode = func(body []byte) (*transport.Result, bool, error) {
 		it, err := decodeInteraction(body)
 		if err != nil {
 			return nil, false, err
@@ -294,7 +295,8 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 		}
 		return &transport.Result{CaseID: it.InteractionID, Status: transport.StatusFailed, EndedAt: time.Now(),
 			Reason: "resolved by the endpoint, but the responses do not meet the policy: " + t.Explanation}, true, nil
-	})
+	}
+	res, err := w.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hi: wait for %s: %w", id, err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The kinds of A2A interrupts (A2A 0.3 and 1.0 task states; the relay forms of the relay
@@ -151,13 +150,30 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if ways := c.callerWays(o); len(ways) > 0 {
-		wake := transport.NewWake()
+		// The caller's ways and its own Wake, if any, wake the task's wait through one channel.
+		wake := make(chan struct{}, 1)
+		kick := func() {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
 		if theirs := ro.Wait.Wake; theirs != nil {
-			wg.Go(func() { wake.Relay(ctx, theirs) })
+			wg.Go(func() {
+				for {
+					select {
+					case <-ctx.Done():
+						return
+					case <-theirs:
+						kick()
+					}
+				}
+			})
 		}
 		ro.Wait.Wake = wake
 		for _, w := range ways {
-			wg.Go(func() { c.runWay(ctx, w, it, wake.Kick) })
+			push := c.pushOf(w, it)
+			wg.Go(func() { _ = push(ctx, kick, nil) })
 		}
 	}
 	return ac.Run(ctx, it.Task, ask, &ro)

@@ -12,11 +12,12 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
+	"github.com/hitlkit/hitlkit/internal/sse"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -40,8 +41,8 @@ type Client struct {
 	maxInterval    time.Duration
 	discovery      discoveryCache
 	autoDiscover   bool
-	requestTimeout time.Duration // 0: transport.DefaultRequestTimeout
-	pollInterval   time.Duration // 0: transport.DefaultInterval
+	requestTimeout time.Duration // 0: pace.RequestTimeout
+	pollInterval   time.Duration // 0: pace.Interval
 	store          Store
 	waiters        []Waiter         // WithWaiter's
 	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
@@ -59,8 +60,8 @@ func NewClient(opts ...Option) (*Client, error) {
 	c := &Client{
 		http:        http.DefaultClient,
 		logger:      slog.New(slog.DiscardHandler),
-		minInterval: transport.DefaultMinInterval,
-		maxInterval: transport.DefaultMaxInterval,
+		minInterval: pace.MinInterval,
+		maxInterval: pace.MaxInterval,
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -267,7 +268,7 @@ func WithMaxPollsInFlight(n int) Option {
 // (default 30 s, HITL §8's lower recommendation), within the bounds of WithPollIntervals.
 func WithPollInterval(d time.Duration) Option {
 	return func(c *Client) error {
-		if d < transport.DefaultMinInterval {
+		if d < pace.MinInterval {
 			return errors.New("WithPollInterval: under 1 s would exceed 60 polls per minute")
 		}
 		c.pollInterval = d
@@ -293,7 +294,7 @@ func WithReadTimeout(d time.Duration) Option {
 // minute per case. Default [1 s, 5 min].
 func WithPollIntervals(lo, hi time.Duration) Option {
 	return func(c *Client) error {
-		if lo < transport.DefaultMinInterval {
+		if lo < pace.MinInterval {
 			return errors.New("WithPollIntervals: minimum under 1 s would exceed 60 polls per minute")
 		}
 		if hi < lo {
@@ -320,7 +321,7 @@ func (c *Client) timeout() time.Duration {
 	if c.requestTimeout > 0 {
 		return c.requestTimeout
 	}
-	return transport.DefaultRequestTimeout
+	return pace.RequestTimeout
 }
 
 // Detect is [Detect] with the client's detection options.
@@ -585,12 +586,8 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if o != nil && o.Waiter != nil && it != nil {
 		return o.Waiter.Wait(ctx, it)
 	}
-	if o != nil {
-		for _, w := range o.Ways {
-			if w == nil {
-				return nil, errors.New("hitl: WaitOptions.Ways holds a nil Waiter")
-			}
-		}
+	if o != nil && slices.Contains(o.Ways, nil) {
+		return nil, errors.New("hitl: WaitOptions.Ways holds a nil Waiter")
 	}
 	if it != nil && it.Task != nil {
 		return c.waitA2A(ctx, it, o, auth, forward)
@@ -608,16 +605,11 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if o == nil {
 		o = &WaitOptions{}
 	}
-	grace := o.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
 	if !cs.ExpiresAt.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadlineCause(ctx, expiryDeadline(it).Add(grace), ErrPastExpiry)
+		ctx, cancel = context.WithDeadlineCause(ctx, expiryDeadline(it).Add(cmp.Or(max(o.Grace, 0), DefaultGrace)), ErrPastExpiry)
 		defer cancel()
 	}
-
 	if c.autoDiscover {
 		if _, ok := c.discovery.get(httpx.OriginOf(cs.PollURL), time.Now()); !ok {
 			_, _ = c.Discover(ctx, cs.PollURL) // advisory: a failure leaves the defaults
@@ -627,7 +619,10 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	if interval == 0 && c.pollInterval > 0 {
 		interval = min(max(c.pollInterval, lo), hi)
 	}
-	p := &transport.Poller{
+	r := &run{c: c, it: it, o: o, auth: auth, started: time.Now(), reminders: make(chan struct{}, 1)}
+	w := &transport.Wait[*Result]{
+		URL:            cs.PollURL,
+		Decode:         r.decode,
 		Client:         c.service,
 		Authorize:      c.authorizer(it, cs.PollURL, auth),
 		Interval:       interval,
@@ -637,93 +632,17 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		Logger:         c.logger,
 		FirstDelay:     time.Until(it.PollAfter),
 		RequestTimeout: c.requestTimeout,
-		Slots:          c.polls.For(cs.PollURL),
+		Slots:          c.polls,
 	}
-	mark := checkpointer(o, p)
-	var (
-		mu    sync.Mutex
-		last  Update
-		ended bool
-	)
-	reminders := make(chan struct{}, 1)
-	started := time.Now()
-	report := func(u Update) {
-		mu.Lock()
-		defer mu.Unlock()
-		// A reminder sent before this wait began is a replay (the stream starts from its
-		// beginning after a restart): the human got that one already.
-		if u.Reminder && (u.ReminderSentAt.IsZero() || !u.ReminderSentAt.Before(started)) {
-			select {
-			case reminders <- struct{}{}:
-			default:
-			}
-		}
-		if u.Reminder {
-			u.State, u.Progress, u.OpenedAt = cmp.Or(last.State, statePending), last.Progress, last.OpenedAt
-		}
-		// A stream resumed from its start replays states the poll has already passed.
-		if ru, rl := stateRank(u.State), stateRank(last.State); ru >= 0 && ru < rl {
-			return
-		}
-		if !sameUpdate(last, u) {
-			last = u
-			if o.OnUpdate != nil {
-				o.OnUpdate(u)
-			}
-		}
+	r.checkpoint(w)
+	c.addWays(w, r)
+	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || r.streams) {
+		w.Push = append(w.Push, func(ctx context.Context, _ func(), _ func(*Result)) error {
+			c.remind(ctx, it, forward, r.reminders, r.remindable)
+			return nil
+		})
 	}
-	wake := transport.NewWake()
-	kick := wake.Kick
-
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	ctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
-	// settle ends the wait with an outcome that needs no confirming poll: a terminal event
-	// from the service's own stream, or (when the caller trusts them) a signed callback,
-	// carrying the complete outcome of this case.
-	var settled atomic.Pointer[Result]
-	settle := func(r *Result) {
-		if settled.CompareAndSwap(nil, r) {
-			mu.Lock()
-			ended = true
-			mu.Unlock()
-			stop(errSettled)
-		}
-	}
-	rn := &run{it: it, o: o, auth: auth, report: report, kick: kick, settle: settle, mark: mark}
-	defer c.startWays(ctx, rn, &wg)()
-	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || rn.streams) {
-		// remindable is read when a reminder is due: only a case known to be waiting for
-		// the human to start (pending or opened) is re-sent.
-		remindable := func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			return !ended && (last.State == "" || last.State == statePending || last.State == stateOpened)
-		}
-		wg.Go(func() { c.remind(ctx, it, forward, reminders, remindable) })
-	}
-
-	res, err := transport.PollOnWake(ctx, p, cs.PollURL, wake, func(body []byte) (*Result, bool, error) {
-		r, u, err := decodePoll(cs, body)
-		if r != nil {
-			mu.Lock()
-			ended = true
-			mu.Unlock()
-		}
-		if err != nil || r != nil {
-			return r, r != nil, err
-		}
-		if u.State != stateOpened && u.State != statePending && u.State != stateInProgress {
-			c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: unknown case state; polling on",
-				slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
-		}
-		report(*u)
-		return nil, false, nil
-	})
-	if r := settled.Load(); r != nil && errors.Is(context.Cause(ctx), errSettled) {
-		res, err = r, nil
-	}
+	res, err := w.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: wait for case %s: %w", cs.CaseID, err)
 	}
@@ -732,8 +651,87 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	return res, nil
 }
 
-// errSettled: an event or a trusted callback brought the complete outcome; the polls stop.
-var errSettled = errors.New("outcome received")
+// run is one wait on a HITL case: the state its polls and push sources share.
+type run struct {
+	c    *Client
+	it   *Interrupt
+	o    *WaitOptions
+	auth func(context.Context) (string, error)
+	// started is when the wait began; reminders signals a review.reminder event.
+	started   time.Time
+	reminders chan struct{}
+	// streams is set when a way follows the case's event stream (which sends reminders).
+	streams bool
+
+	mu    sync.Mutex
+	last  Update // the last waiting state reported
+	ended bool   // a terminal state was seen: no more reminders
+	cp    Checkpoint
+}
+
+// decode interprets one poll answer; a waiting state is reported.
+func (r *run) decode(body []byte) (*Result, bool, error) {
+	cs := r.it.Case
+	res, u, err := decodePoll(cs, body)
+	if res != nil {
+		r.mu.Lock()
+		r.ended = true
+		r.mu.Unlock()
+	}
+	if err != nil || res != nil {
+		return res, res != nil, err
+	}
+	if u.State != stateOpened && u.State != statePending && u.State != stateInProgress {
+		r.c.logger.LogAttrs(context.Background(), slog.LevelWarn, "hitl: unknown case state; polling on",
+			slog.String("case_id", cs.CaseID), slog.String("state", quoteShort(u.State)))
+	}
+	r.report(*u)
+	return nil, false, nil
+}
+
+// report passes a waiting state on to OnUpdate once per change, whether a poll or the event
+// stream learned it, and signals a reminder sent during this wait.
+func (r *run) report(u Update) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// A reminder sent before this wait began is a replay (the stream starts from its
+	// beginning after a restart): the human got that one already.
+	if u.Reminder && (u.ReminderSentAt.IsZero() || !u.ReminderSentAt.Before(r.started)) {
+		select {
+		case r.reminders <- struct{}{}:
+		default:
+		}
+	}
+	if u.Reminder {
+		u.State, u.Progress, u.OpenedAt = cmp.Or(r.last.State, statePending), r.last.Progress, r.last.OpenedAt
+	}
+	// A stream resumed from its start replays states the poll has already passed.
+	if ru, rl := stateRank(u.State), stateRank(r.last.State); ru >= 0 && ru < rl {
+		return
+	}
+	if !sameUpdate(r.last, u) {
+		r.last = u
+		if r.o.OnUpdate != nil {
+			r.o.OnUpdate(u)
+		}
+	}
+}
+
+// remindable reports whether the case is known to wait for the human to start (pending or
+// opened): only such a case is reminded.
+func (r *run) remindable() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.ended && (r.last.State == "" || r.last.State == statePending || r.last.State == stateOpened)
+}
+
+// settled marks the wait ended by a pushed outcome.
+func (r *run) settled(res *Result, settle func(*Result)) {
+	r.mu.Lock()
+	r.ended = true
+	r.mu.Unlock()
+	settle(res)
+}
 
 // remindGap is the least time between two reminders: a review.reminder event that the
 // service sends at a reminder_at time does not make the human get the link twice.
@@ -794,10 +792,10 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
 // A terminal event about another case, or unreadable, ends the following: polling goes on.
-func (c *Client) follow(ctx context.Context, r *run, eventsURL string, s *transport.Subscriber, trusted bool) {
+func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, trusted bool, wake func(), settle func(*Result)) error {
 	cs := r.it.Case
-	var end transport.Event
-	err := transport.Subscribe(ctx, s, eventsURL, func(ev transport.Event) (bool, error) {
+	var end sse.Event
+	err := sse.Subscribe(ctx, s, eventsURL, func(ev sse.Event) (bool, error) {
 		switch ev.Name {
 		case eventCompleted, eventExpired, eventCancelled:
 			end = ev
@@ -810,11 +808,7 @@ func (c *Client) follow(ctx context.Context, r *run, eventsURL string, s *transp
 		return false, nil
 	})
 	if end.Name == "" {
-		if err != nil && ctx.Err() == nil {
-			c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: event stream dropped; polling only",
-				slog.String("case_id", cs.CaseID), slog.String("err", err.Error()))
-		}
-		return
+		return err
 	}
 	// The terminal event is decoded here, with the stream's reading frames off the stack:
 	// decoding it inside the handler made the goroutine's stack grow (a copy) on the way
@@ -823,43 +817,42 @@ func (c *Client) follow(ctx context.Context, r *run, eventsURL string, s *transp
 	_, res, terminal := decodeEvent(cs, end)
 	switch {
 	case !terminal:
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: terminal event unreadable or about another case; polling only",
+		r.c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: terminal event unreadable or about another case; polling only",
 			slog.String("case_id", cs.CaseID))
 	case trusted && res != nil:
-		r.settle(res)
+		r.settled(res, settle)
 	default:
-		r.kick()
+		wake()
+	}
+	return nil
+}
+
+// checkpoint starts w from o.From and reports each move of the checkpoint (a new entity tag
+// from the polls, see mark for event ids) to o.OnCheckpoint, one call at a time.
+func (r *run) checkpoint(w *transport.Wait[*Result]) {
+	if r.o.From != nil {
+		r.cp = *r.o.From
+		w.ETag = r.cp.ETag
+	}
+	if r.o.OnCheckpoint != nil {
+		w.OnETag = func(tag string) { r.moved(func() { r.cp.ETag = tag }) }
 	}
 }
 
-// checkpointer starts p from o.From and returns what the stream calls with each event id;
-// both report to o.OnCheckpoint, one call at a time.
-func checkpointer(o *WaitOptions, p *transport.Poller) (mark func(eventID string)) {
-	var (
-		mu sync.Mutex
-		cp Checkpoint
-	)
-	if o.From != nil {
-		cp = *o.From
-		p.ETag = cp.ETag
+// mark moves the checkpoint's event id.
+func (r *run) mark(id string) {
+	if id != "" && r.o.OnCheckpoint != nil {
+		r.moved(func() { r.cp.LastEventID = id })
 	}
-	if o.OnCheckpoint == nil {
-		return func(string) {}
-	}
-	moved := func(set func()) {
-		mu.Lock()
-		defer mu.Unlock()
-		before := cp
-		set()
-		if cp != before {
-			o.OnCheckpoint(cp)
-		}
-	}
-	p.OnETag = func(tag string) { moved(func() { cp.ETag = tag }) }
-	return func(id string) {
-		if id != "" {
-			moved(func() { cp.LastEventID = id })
-		}
+}
+
+func (r *run) moved(set func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	before := r.cp
+	set()
+	if r.cp != before {
+		r.o.OnCheckpoint(r.cp)
 	}
 }
 

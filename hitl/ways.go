@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/sse"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -85,56 +85,37 @@ func (c *Client) callerWays(o *WaitOptions) []Waiter {
 	return ws
 }
 
-// run is one wait on a HITL case as its ways see it: what they report to and how they end it.
-type run struct {
-	it   *Interrupt
-	o    *WaitOptions
-	auth func(context.Context) (string, error)
-	// report passes on a waiting state; kick makes the wait poll at once; settle ends it
-	// with an outcome that needs no confirming poll; mark moves the checkpoint's event id.
-	report func(Update)
-	kick   func()
-	settle func(*Result)
-	mark   func(eventID string)
-	// streams is set when a way follows the case's event stream (which sends reminders).
-	streams bool
-}
-
-// builtin is a way the client runs inside its own wait, hooked into the run rather than on a
-// goroutine of its own that returns a Result. start returns what stops it, or nil.
+// builtin is a way the client runs inside its own wait: it adds its push source to w, or
+// nothing when the case or the client has none.
 type builtin interface {
-	start(ctx context.Context, r *run, wg *sync.WaitGroup) (stop func())
+	addTo(w *transport.Wait[*Result], r *run)
 }
 
-// startWays starts every way beside the poll and returns what stops them. A way of the
-// caller's runs on its own goroutine (joined through wg); its Result makes the wait poll.
-func (c *Client) startWays(ctx context.Context, r *run, wg *sync.WaitGroup) (stop func()) {
-	var stops []func()
-	for _, w := range c.ways(r.o) {
-		if b, ok := w.(builtin); ok {
-			if s := b.start(ctx, r, wg); s != nil {
-				stops = append(stops, s)
-			}
+// addWays adds every way of the wait beside the poll to w. A way of the caller's runs once,
+// on its own goroutine; its Result makes the wait poll.
+func (c *Client) addWays(w *transport.Wait[*Result], r *run) {
+	for _, way := range c.ways(r.o) {
+		if b, ok := way.(builtin); ok {
+			b.addTo(w, r)
 			continue
 		}
-		wg.Go(func() { c.runWay(ctx, w, r.it, r.kick) })
-	}
-	return func() {
-		for _, s := range stops {
-			s()
-		}
+		w.Push = append(w.Push, c.pushOf(way, r.it))
 	}
 }
 
-// runWay runs a caller's way: its Result wakes the wait to confirm it, its error is logged.
-func (c *Client) runWay(ctx context.Context, w Waiter, it *Interrupt, kick func()) {
-	r, err := w.Wait(ctx, it)
-	switch {
-	case r != nil && err == nil:
-		kick()
-	case err != nil && ctx.Err() == nil:
-		c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: a waiter failed; the others carry on",
-			slog.String("id", it.ID()), slog.String("err", err.Error()))
+// pushOf is a caller's way as a push source: its Result wakes the wait to confirm it, its
+// error is logged; it is not run again.
+func (c *Client) pushOf(way Waiter, it *Interrupt) func(context.Context, func(), func(*Result)) error {
+	return func(ctx context.Context, wake func(), _ func(*Result)) error {
+		r, err := way.Wait(ctx, it)
+		switch {
+		case r != nil && err == nil:
+			wake()
+		case err != nil && ctx.Err() == nil:
+			c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: a waiter failed; the others carry on",
+				slog.String("id", it.ID()), slog.String("err", err.Error()))
+		}
+		return nil
 	}
 }
 
@@ -144,7 +125,7 @@ func (w pollWay) Wait(ctx context.Context, it *Interrupt) (*Result, error) {
 	return w.c.Wait(ctx, it, &WaitOptions{Ways: []Waiter{}})
 }
 
-func (pollWay) start(context.Context, *run, *sync.WaitGroup) func() { return nil }
+func (pollWay) addTo(*transport.Wait[*Result], *run) {}
 
 type streamWay struct{ c *Client }
 
@@ -152,21 +133,22 @@ func (w streamWay) Wait(ctx context.Context, it *Interrupt) (*Result, error) {
 	return w.c.Wait(ctx, it, &WaitOptions{Ways: []Waiter{w}})
 }
 
-func (w streamWay) start(ctx context.Context, r *run, wg *sync.WaitGroup) func() {
+func (w streamWay) addTo(tw *transport.Wait[*Result], r *run) {
 	c, cs := w.c, r.it.Case
 	eventsURL := c.eventsURL(r.it)
 	if eventsURL == "" {
-		return nil
+		return
 	}
-	s := &transport.Subscriber{Client: c.service, Authorize: c.authorizer(r.it, eventsURL, r.auth), Logger: c.logger}
+	s := &sse.Subscriber{Client: c.service, Authorize: c.authorizer(r.it, eventsURL, r.auth), Logger: c.logger}
 	if r.o.From != nil {
 		s.LastEventID = r.o.From.LastEventID
 	}
 	// A terminal event decides only from the poll URL's own origin.
 	trusted := httpx.OriginOf(eventsURL) == httpx.OriginOf(cs.PollURL)
 	r.streams = true
-	wg.Go(func() { c.follow(ctx, r, eventsURL, s, trusted) })
-	return nil
+	tw.Push = append(tw.Push, func(ctx context.Context, wake func(), settle func(*Result)) error {
+		return r.follow(ctx, eventsURL, s, trusted, wake, settle)
+	})
 }
 
 type callbackWay struct{ c *Client }
@@ -175,16 +157,18 @@ func (w callbackWay) Wait(ctx context.Context, it *Interrupt) (*Result, error) {
 	return w.c.Wait(ctx, it, &WaitOptions{Ways: []Waiter{w}})
 }
 
-func (w callbackWay) start(_ context.Context, r *run, _ *sync.WaitGroup) func() {
+func (w callbackWay) addTo(tw *transport.Wait[*Result], r *run) {
 	cb, cs := w.c.callbacks, r.it.Case
 	if cb == nil {
-		return nil
+		return
 	}
-	return cb.watch(cs.CaseID, func() {
-		if res := cb.outcome(cs); res != nil {
-			r.settle(res)
-			return
-		}
-		r.kick()
+	tw.Watch = append(tw.Watch, func(wake func(), settle func(*Result)) func() {
+		return cb.watch(cs.CaseID, func() {
+			if res := cb.outcome(cs); res != nil {
+				r.settled(res, settle)
+				return
+			}
+			wake()
+		})
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,87 +93,44 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 	if pollURL == "" {
 		pollURL = c.endpoint("/requests/"+url.PathEscape(cr.RequestID), nil)
 	}
-	var (
-		mu   sync.Mutex
-		last Update
-	)
-	report := func(u Update) {
-		mu.Lock()
-		defer mu.Unlock()
-		if u != last {
-			last = u
-			if o.OnUpdate != nil {
-				o.OnUpdate(u)
-			}
-		}
-	}
-	decode := func(body []byte) (*Result, bool, error) {
-		var st State
-		if err := json.Unmarshal(body, &st); err != nil {
-			return nil, false, malformedAnswer("poll", err)
-		}
-		r, u, err := stateResult(cr, &st)
-		if u != nil {
-			report(*u)
-		}
-		return r, r != nil, err
-	}
-	p := &transport.Poller{
-		Client:         c.http,
-		Interval:       c.interval,
-		MinInterval:    time.Second,
+	r := &run{c: c, cr: cr, o: o}
+	w := &transport.Wait[*Result]{
+		URL:     pollURL,
+		Decode:  r.decode,
+		Waiting: r.waiting,
+		Client:  c.http,
+		Authorize: func(ctx context.Context, req *http.Request) error {
+			return c.authorize(ctx, req, asAgent)
+		},
+		Interval: c.interval,
+		// HXP sets no rate limit: a wake-up's confirming poll goes out at once, a tenth of a
+		// second after the previous poll at the soonest.
+		MinInterval:    wakeGap,
 		MaxInterval:    max(c.interval, time.Second),
 		RequestTimeout: c.timeout,
 		MaxBody:        c.maxBody,
 		Logger:         c.logger,
-		Slots:          c.polls.For(pollURL),
-		Authorize: func(ctx context.Context, req *http.Request) error {
-			return c.authorize(ctx, req, asAgent)
-		},
-		Waiting: func(h http.Header) bool {
-			s := h.Get("HXP-Status")
-			if s != statusPending && s != statusAssigned {
-				return false
-			}
-			mu.Lock()
-			changed := s != last.Status
-			mu.Unlock()
-			if changed {
-				report(Update{RequestID: cr.RequestID, Status: s})
-			}
-			return true
-		},
+		Slots:          c.polls,
 	}
-
-	ctx, decided := context.WithCancelCause(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer decided(nil)
-	wake := transport.NewWake()
-	kick := wake.Kick
-	var pushed *Result
-	if wsURL := c.resolve(cr.WSURL, true); wsURL != "" && !o.PollOnly {
+	if wsURL := c.wsURL(cr); wsURL != "" && !o.PollOnly {
+		// Subscribe first, then poll, so that no change falls between the two.
 		conn, err := c.dial(ctx, wsURL)
 		if err != nil {
 			c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket unavailable; polling",
 				slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
-		} else {
-			trusted := c.sameOrigin(mustParse(wsURL))
-			wg.Go(func() {
-				defer conn.Close()
-				if r := c.listen(ctx, conn, cr, trusted, report, kick); r != nil {
-					pushed = r
-					decided(errDecided)
-				}
-			})
 		}
+		trusted := c.sameOrigin(mustParse(wsURL))
+		w.Push = append(w.Push, func(ctx context.Context, wake func(), settle func(*Result)) error {
+			if conn == nil {
+				if conn, err = c.dial(ctx, wsURL); err != nil {
+					return err
+				}
+			}
+			defer func() { _ = conn.Close(); conn = nil }()
+			return r.listen(ctx, conn, trusted, wake, settle)
+		})
 	}
-	res, err := transport.PollOnWake(ctx, p, pollURL, wake, decode)
-	if errors.Is(context.Cause(ctx), errDecided) {
-		decided(nil)
-		wg.Wait()
-		res, err = pushed, nil
-	}
+	res, err := w.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("hxp: wait for %s: %w", cr.RequestID, c.typed(ctx, err))
 	}
@@ -184,8 +142,67 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 	return res, nil
 }
 
-// errDecided: the WebSocket brought the outcome; the polls stop.
-var errDecided = errors.New("decided by the websocket")
+// wakeGap is the least time between two polls of a request, wake-ups included.
+const wakeGap = 100 * time.Millisecond
+
+// wsURL is the request's WebSocket URL, or "" when it has none the client may dial: a ws://
+// URL is dialled only for a client whose own base URL is plain http (a local server).
+func (c *Client) wsURL(cr *Created) string {
+	u := c.resolve(cr.WSURL, true)
+	if c.base.Scheme == "https" && strings.HasPrefix(u, "ws:") {
+		return ""
+	}
+	return u
+}
+
+// run is one wait on a request: the state its polls and its WebSocket share.
+type run struct {
+	c  *Client
+	cr *Created
+	o  *WaitOptions
+
+	mu   sync.Mutex
+	last Update
+}
+
+// report passes a waiting state on to OnUpdate once per change.
+func (r *run) report(u Update) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if u != r.last {
+		r.last = u
+		if r.o.OnUpdate != nil {
+			r.o.OnUpdate(u)
+		}
+	}
+}
+
+func (r *run) decode(body []byte) (*Result, bool, error) {
+	var st State
+	if err := json.Unmarshal(body, &st); err != nil {
+		return nil, false, malformedAnswer("poll", err)
+	}
+	res, u, err := stateResult(r.cr, &st)
+	if u != nil {
+		r.report(*u)
+	}
+	return res, res != nil, err
+}
+
+// waiting reads a waiting state from the HXP-Status header alone.
+func (r *run) waiting(h http.Header) bool {
+	s := h.Get("HXP-Status")
+	if s != statusPending && s != statusAssigned {
+		return false
+	}
+	r.mu.Lock()
+	changed := s != r.last.Status
+	r.mu.Unlock()
+	if changed {
+		r.report(Update{RequestID: r.cr.RequestID, Status: s})
+	}
+	return true
+}
 
 func mustParse(raw string) *url.URL {
 	u, err := url.Parse(raw)
@@ -291,9 +308,9 @@ func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 
 // listen reads the request's WebSocket until a receipt decides, the connection ends or ctx
 // does. A completed event whose receipt is this request's, from the server's own origin
-// (trusted), is the outcome; every other terminal event, and the end of the connection, make
-// the polls look at once. A ping every 30 s catches a half-open connection.
-func (c *Client) listen(ctx context.Context, conn *ws.Conn, cr *Created, trusted bool, report func(Update), kick func()) *Result {
+// (trusted), settles the wait; every other terminal event, and the end of the connection,
+// make the polls look at once. A ping every 30 s catches a half-open connection.
+func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func(), settle func(*Result)) error {
 	pingCtx, stopPing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -313,15 +330,12 @@ func (c *Client) listen(ctx context.Context, conn *ws.Conn, cr *Created, trusted
 			}
 		}
 	})
-	defer kick() // the end of the connection is news too
+	defer wake() // the end of the connection is news too
+	cr := r.cr
 	for {
 		b, err := conn.Read(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
-				c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket ended; polling",
-					slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
-			}
-			return nil
+			return fmt.Errorf("hxp: websocket ended: %w", err)
 		}
 		var m wsMessage
 		if json.Unmarshal(b, &m) != nil {
@@ -329,14 +343,15 @@ func (c *Client) listen(ctx context.Context, conn *ws.Conn, cr *Created, trusted
 		}
 		switch m.Event {
 		case statusAssigned:
-			report(Update{RequestID: cr.RequestID, Status: statusAssigned, AssignedTo: m.AssignedTo})
+			r.report(Update{RequestID: cr.RequestID, Status: statusAssigned, AssignedTo: m.AssignedTo})
 		case statusCompleted:
-			if r := c.pushedResult(cr, m.Receipt, trusted); r != nil {
-				return r
+			if res := pushedResult(cr, m.Receipt, trusted); res != nil {
+				settle(res)
+				return nil
 			}
-			kick()
+			wake()
 		case statusExpired, statusFailed, statusCancelled:
-			kick()
+			wake()
 		}
 	}
 }
@@ -344,7 +359,7 @@ func (c *Client) listen(ctx context.Context, conn *ws.Conn, cr *Created, trusted
 // pushedResult is the outcome a WebSocket receipt gives, or nil when it must be confirmed by
 // a poll: a receipt from another origin, for another request, without the request to read a
 // PROVIDE's value by, or that does not read as a terminal receipt.
-func (c *Client) pushedResult(cr *Created, rc *Receipt, trusted bool) *Result {
+func pushedResult(cr *Created, rc *Receipt, trusted bool) *Result {
 	if !trusted || rc == nil || rc.RequestID != cr.RequestID || cr.Request == nil {
 		return nil
 	}

@@ -53,9 +53,9 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	for name := range table {
 		t.Run(name, func(t *testing.T) {
 			hc := transport.PublicOnly(&http.Client{Transport: &http.Transport{}}, &transport.PublicDialer{Resolver: table})
-			p := &transport.Poller{Client: hc}
+			p := &poller{Client: hc}
 			calls := 0
-			_, err := transport.Poll(t.Context(), p, "http://"+name+":"+port+"/status", func([]byte) (bool, bool, error) {
+			_, err := poll(t.Context(), p, "http://"+name+":"+port+"/status", func([]byte) (bool, bool, error) {
 				calls++
 				return true, true, nil
 			})

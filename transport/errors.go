@@ -99,3 +99,10 @@ func clipID(s string) string {
 	}
 	return s
 }
+
+// ErrStreamUnavailable: the server offers no push source of this kind for this wait — no
+// event stream at the URL (204, 401, 403, 404, 410, another 4xx, a response that is not an
+// event stream, an event over the size limit, or too many failed connections in a row), an
+// agent that will not stream the task. The wait carries on polling. A [Push] returns an
+// error wrapping it to say it will not be run again.
+var ErrStreamUnavailable = errors.New("event stream unavailable")

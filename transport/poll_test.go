@@ -32,10 +32,10 @@ func (f *fixed) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestDecoderErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &fixed{status: 200, body: "x"}
-		p := &transport.Poller{Client: &http.Client{Transport: rt}}
+		p := &poller{Client: &http.Client{Transport: rt}}
 		calls := 0
 		errFlaky := errors.New("flaky")
-		v, err := transport.Poll(t.Context(), p, "https://svc.example/s", func(b []byte) (int, bool, error) {
+		v, err := poll(t.Context(), p, "https://svc.example/s", func(b []byte) (int, bool, error) {
 			calls++
 			if calls < 4 {
 				return 0, false, transport.Temporary(errFlaky)
@@ -46,7 +46,7 @@ func TestDecoderErrors(t *testing.T) {
 			t.Fatalf("Poll = %v, %v after %d requests", v, err, rt.n)
 		}
 		errBad := errors.New("bad")
-		_, err = transport.Poll(t.Context(), p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, errBad })
+		_, err = poll(t.Context(), p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, errBad })
 		if !errors.Is(err, errBad) || transport.IsTemporary(err) {
 			t.Fatalf("Poll = %v, want the permanent error", err)
 		}
@@ -57,10 +57,10 @@ func TestDecoderErrors(t *testing.T) {
 func TestBackoffGrowsAndStaysBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rt := &fixed{status: 503}
-		p := &transport.Poller{Client: &http.Client{Transport: rt}, MaxInterval: 20 * time.Second}
+		p := &poller{Client: &http.Client{Transport: rt}, MaxInterval: 20 * time.Second}
 		ctx, cancel := contextWithTimeout(t, 10*time.Minute)
 		defer cancel()
-		_, err := transport.Poll(ctx, p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, nil })
+		_, err := poll(ctx, p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, nil })
 		if !errors.Is(err, errTimeout) || !errors.Is(err, transport.ErrUnexpectedStatus) {
 			t.Fatalf("Poll = %v", err)
 		}
@@ -130,8 +130,8 @@ func TestPollOnWake(t *testing.T) {
 			<-time.After(time.Second) // in the backoff: kept for after the next poll
 			wake <- struct{}{}
 		}()
-		p := &transport.Poller{Client: &http.Client{Transport: rt}}
-		_, err := transport.PollOnWake(t.Context(), p, "https://svc.example/s", wake, func([]byte) (int, bool, error) {
+		p := &poller{Client: &http.Client{Transport: rt}}
+		_, err := pollOnWake(t.Context(), p, "https://svc.example/s", wake, func([]byte) (int, bool, error) {
 			return 1, len(times) == len(statuses), nil
 		})
 		if err != nil {
@@ -156,13 +156,13 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 		svc := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "x")
 		})}
-		p := &transport.Poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: make(chan struct{}, 3)}
+		p := &poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: transport.NewSlots(3)}
 		done := func([]byte) (int, bool, error) { return 1, true, nil }
 		start := time.Now()
 		var wg sync.WaitGroup
 		for range 10 {
 			wg.Go(func() {
-				if _, err := transport.Poll(t.Context(), p, "https://svc.example/s", done); err != nil {
+				if _, err := poll(t.Context(), p, "https://svc.example/s", done); err != nil {
 					t.Error(err)
 				}
 			})
@@ -174,11 +174,11 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 		// Every slot taken: a loop waits for one, and stops with its context.
 		for range 3 {
-			p.Slots <- struct{}{}
+			p.Slots.For("https://svc.example/s") <- struct{}{}
 		}
 		ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errGaveUp)
 		defer cancel()
-		if _, err := transport.Poll(ctx, p, "https://svc.example/s", done); !errors.Is(err, errGaveUp) {
+		if _, err := poll(ctx, p, "https://svc.example/s", done); !errors.Is(err, errGaveUp) {
 			t.Errorf("waiting for a slot: %v, want the context's cause", err)
 		}
 	})
@@ -186,30 +186,29 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 var errGaveUp = errors.New("gave up")
 
-// TestWake: kicks before the loop looks count as one and never block; Relay kicks for each
-// value it receives and returns when its context ends.
+// TestWake: wake-ups never block, and those that come before the wait looks count as one:
+// two at once end the first delay, and the next poll keeps to the interval.
 func TestWake(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := transport.NewWake()
-		w.Kick()
-		w.Kick()
-		if n := len(w); n != 1 {
-			t.Fatalf("%d kicks pending, want 1", n)
+		var times []time.Duration
+		start := time.Now()
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			times = append(times, time.Since(start))
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: r}, nil
+		})
+		w := &transport.Wait[int]{URL: "https://svc.example/s", Client: &http.Client{Transport: rt}, FirstDelay: 10 * time.Second,
+			Decode: func([]byte) (int, bool, error) { return 1, len(times) == 2, nil },
+			Watch: []func(func(), func(int)) func(){func(wake func(), _ func(int)) func() {
+				wake()
+				wake()
+				return func() {}
+			}},
 		}
-		<-w
-		from := make(chan struct{})
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			w.Relay(ctx, from)
-		}()
-		from <- struct{}{}
-		synctest.Wait()
-		if n := len(w); n != 1 {
-			t.Errorf("%d kicks after one relayed, want 1", n)
+		if _, err := w.Run(t.Context()); err != nil {
+			t.Fatal(err)
 		}
-		cancel()
-		<-done
+		if want := []time.Duration{0, 30 * time.Second}; !cmp.Equal(want, times) {
+			t.Errorf("poll times %v, want %v", times, want)
+		}
 	})
 }

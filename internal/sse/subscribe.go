@@ -1,4 +1,4 @@
-package transport
+package sse
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/internal/sse"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Defaults of a [Subscriber]'s zero fields.
@@ -37,15 +37,6 @@ const healthyAfter = 30 * time.Second
 
 // dedupeWindow is how many recent events are remembered to drop a server's replays.
 const dedupeWindow = 64
-
-var (
-	// ErrStreamUnavailable: the server has no event stream for this URL (204, 401, 403, 404,
-	// 410, another 4xx, a response that is not text/event-stream, an event over the size
-	// limit) or it failed MaxFailures connections in a row. Fall back to polling.
-	ErrStreamUnavailable = errors.New("event stream unavailable")
-	// ErrEventTooLarge: an event exceeded the Subscriber's MaxEventSize.
-	ErrEventTooLarge = sse.ErrEventTooLarge
-)
 
 // Subscriber is the configuration of an event-stream subscription (Server-Sent Events). A
 // nil *Subscriber or a zero field means the documented default. A Subscriber is read, never
@@ -73,14 +64,6 @@ type Subscriber struct {
 	Logger *slog.Logger
 }
 
-// Event is one server-sent event that carried data. ID is the event's id, or the id of the
-// last event before it when it has none (as EventSource's lastEventId).
-type Event struct {
-	ID   string
-	Name string
-	Data []byte
-}
-
 // Subscribe reads the event stream at url and calls handle with each event that has data,
 // from the calling goroutine, until handle reports done (Subscribe returns nil) or an error
 // (returned as is).
@@ -92,13 +75,13 @@ type Event struct {
 // cut off by a dropped connection is never delivered. Comments, events without data and the
 // event names handle does not know are its to ignore.
 //
-// Subscribe returns an error wrapping ErrStreamUnavailable when the server refuses the
+// Subscribe returns an error wrapping transport.ErrStreamUnavailable when the server refuses the
 // stream (with a [*StatusError] for a refusing status) or MaxFailures connections fail in a
 // row, and context.Cause(ctx) when ctx ends. It starts goroutines that all end before it
 // returns.
 func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event) (done bool, err error)) error {
 	cfg := s.withDefaults()
-	conn := sse.Config{Client: cfg.Client, Authorize: cfg.Authorize, MaxEventSize: cfg.MaxEventSize, IdleTimeout: max(cfg.IdleTimeout, 0)}
+	conn := Config{Client: cfg.Client, Authorize: cfg.Authorize, MaxEventSize: cfg.MaxEventSize, IdleTimeout: max(cfg.IdleTimeout, 0)}
 	bo := backoff.NewExponential(cfg.MinRetry, cfg.MaxRetry)
 	var (
 		lastID                 = cfg.LastEventID
@@ -112,11 +95,11 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 			handleErr error
 		)
 		began := time.Now()
-		st, err := sse.Connect(ctx, &conn, url, lastID, func(ev sse.Event) bool {
+		st, err := Connect(ctx, &conn, url, lastID, func(ev Event) bool {
 			if recent.seen(ev) {
 				return true
 			}
-			done, handleErr = handle(Event{ID: ev.ID, Name: ev.Name, Data: ev.Data})
+			done, handleErr = handle(ev)
 			return !done && handleErr == nil
 		})
 		lastID = st.LastID
@@ -133,12 +116,12 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		}
 
 		hint := time.Duration(-1)
-		var refused *sse.RefusedError
+		var refused *RefusedError
 		switch {
 		case errors.As(err, &refused) && refused.Permanent:
-			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), ErrStreamUnavailable, refusal(refused, url))
-		case errors.Is(err, sse.ErrEventTooLarge):
-			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), ErrStreamUnavailable, err)
+			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), transport.ErrStreamUnavailable, refusal(refused, url))
+		case errors.Is(err, ErrEventTooLarge):
+			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), transport.ErrStreamUnavailable, err)
 		case refused != nil:
 			hint = refused.RetryAfter
 			err = refusal(refused, url)
@@ -151,13 +134,13 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		}
 		if failures >= cfg.MaxFailures {
 			return fmt.Errorf("subscribe %s: %w after %d failed connections (last: %w)",
-				httpx.Redact(url), ErrStreamUnavailable, failures, orEOF(err))
+				httpx.Redact(url), transport.ErrStreamUnavailable, failures, orEOF(err))
 		}
 		delay := max(bo.Next(), retry, hint)
 		delay = min(max(delay, cfg.MinRetry), cfg.MaxRetry)
 		cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "event stream ended; reconnecting",
 			slog.String("url", httpx.Redact(url)), slog.Int("attempt", attempt),
-			slog.Int("events", st.Events), slog.Duration("next", delay), errAttr(err))
+			slog.Int("events", st.Events), slog.Duration("next", delay), logErr(err))
 		if !backoff.Pause(ctx, delay, nil) {
 			return context.Cause(ctx)
 		}
@@ -165,11 +148,11 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 }
 
 // refusal turns a refused connection into the StatusError a poll would have given.
-func refusal(r *sse.RefusedError, url string) error {
+func refusal(r *RefusedError, url string) error {
 	if r.StatusCode == http.StatusOK {
 		return fmt.Errorf("%s %w", httpx.Redact(url), r)
 	}
-	return &StatusError{StatusCode: r.StatusCode, URL: httpx.Redact(url), Body: r.Body}
+	return &transport.StatusError{StatusCode: r.StatusCode, URL: httpx.Redact(url), Body: r.Body}
 }
 
 var errClosedByServer = errors.New("server closed the stream")
@@ -188,7 +171,7 @@ type replays struct {
 	n    int
 }
 
-func (r *replays) seen(ev sse.Event) bool {
+func (r *replays) seen(ev Event) bool {
 	if ev.ID == "" {
 		return false
 	}
@@ -237,4 +220,11 @@ func (s *Subscriber) withDefaults() Subscriber {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	return c
+}
+
+func logErr(err error) slog.Attr {
+	if err == nil {
+		return slog.Attr{}
+	}
+	return slog.String("err", err.Error())
 }

@@ -1,4 +1,4 @@
-package transport_test
+package sse_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/internal/sse"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -81,9 +82,9 @@ func eventStream(w http.ResponseWriter, chunks ...string) {
 func hold(r *http.Request) { <-r.Context().Done() }
 
 // collect subscribes and records "id name data" for every event until one named "end".
-func collect(ctx context.Context, s *transport.Subscriber, url string) ([]string, error) {
+func collect(ctx context.Context, s *sse.Subscriber, url string) ([]string, error) {
 	var got []string
-	err := transport.Subscribe(ctx, s, url, func(ev transport.Event) (bool, error) {
+	err := sse.Subscribe(ctx, s, url, func(ev sse.Event) (bool, error) {
 		got = append(got, ev.ID+" "+ev.Name+" "+string(ev.Data))
 		return ev.Name == "end", nil
 	})
@@ -110,7 +111,7 @@ func TestSubscribeParsing(t *testing.T) {
 				"id: 9\nevent: end\ndata: {}\n\n")
 			hold(r)
 		}}
-		got, err := collect(t.Context(), &transport.Subscriber{Client: srv.client()}, streamURL)
+		got, err := collect(t.Context(), &sse.Subscriber{Client: srv.client()}, streamURL)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestSubscribeResume(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				srv := &streams{script: tt.script}
-				got, err := collect(t.Context(), &transport.Subscriber{Client: srv.client()}, streamURL)
+				got, err := collect(t.Context(), &sse.Subscriber{Client: srv.client()}, streamURL)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -196,25 +197,25 @@ func TestSubscribeResume(t *testing.T) {
 func TestSubscribePacing(t *testing.T) {
 	tests := []struct {
 		name   string
-		sub    transport.Subscriber
+		sub    sse.Subscriber
 		script func(n int, w http.ResponseWriter, r *http.Request)
 		gaps   [][2]time.Duration // bounds of the gaps between connection starts
 	}{
-		{"retry field", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"retry field", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				eventStream(w, "retry: 5000\nid: 1\nevent: a\ndata: x\n\n")
 				return
 			}
 			eventStream(w, "id: 2\nevent: end\ndata: x\n\n")
 		}, [][2]time.Duration{{5 * time.Second, 5 * time.Second}}},
-		{"retry field above the ceiling", transport.Subscriber{MaxRetry: 10 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"retry field above the ceiling", sse.Subscriber{MaxRetry: 10 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				eventStream(w, "retry: 600000\nid: 1\nevent: a\ndata: x\n\n")
 				return
 			}
 			eventStream(w, "id: 2\nevent: end\ndata: x\n\n")
 		}, [][2]time.Duration{{10 * time.Second, 10 * time.Second}}},
-		{"503 with Retry-After", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"503 with Retry-After", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				w.Header().Set("Retry-After", "7")
 				http.Error(w, "busy", http.StatusServiceUnavailable)
@@ -222,7 +223,7 @@ func TestSubscribePacing(t *testing.T) {
 			}
 			eventStream(w, "id: 2\nevent: end\ndata: x\n\n")
 		}, [][2]time.Duration{{7 * time.Second, 7 * time.Second}}},
-		{"idle connection", transport.Subscriber{IdleTimeout: 20 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"idle connection", sse.Subscriber{IdleTimeout: 20 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
 			if n == 1 {
 				eventStream(w, "retry: 1000\nid: 1\nevent: a\ndata: x\n\n")
 				hold(r)
@@ -230,7 +231,7 @@ func TestSubscribePacing(t *testing.T) {
 			}
 			eventStream(w, "id: 2\nevent: end\ndata: x\n\n")
 		}, [][2]time.Duration{{21 * time.Second, 21500 * time.Millisecond}}}, // 20 s idle, then retry: 1 s or the jittered 1 s backoff
-		{"heartbeats keep it alive", transport.Subscriber{IdleTimeout: 20 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"heartbeats keep it alive", sse.Subscriber{IdleTimeout: 20 * time.Second}, func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w, "id: 1\nevent: a\ndata: x\n\n")
 			for range 12 {
 				select {
@@ -272,39 +273,39 @@ func TestSubscribePacing(t *testing.T) {
 func TestSubscribeUnavailable(t *testing.T) {
 	tests := []struct {
 		name     string
-		sub      transport.Subscriber
+		sub      sse.Subscriber
 		script   func(n int, w http.ResponseWriter, r *http.Request)
 		want     error
 		requests int
 	}{
-		{"401", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"401", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no", http.StatusUnauthorized)
 		}, transport.ErrUnauthorized, 1},
-		{"404", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"404", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no", http.StatusNotFound)
 		}, transport.ErrNotFound, 1},
-		{"410", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"410", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no", http.StatusGone)
 		}, transport.ErrGone, 1},
-		{"204 means stop", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"204 means stop", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		}, transport.ErrUnexpectedStatus, 1},
-		{"redirect is not followed", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"redirect is not followed", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "https://elsewhere.example/events", http.StatusFound)
 		}, transport.ErrUnexpectedStatus, 1},
-		{"200 html page", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"200 html page", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = io.WriteString(w, "<html>login</html>")
 		}, transport.ErrStreamUnavailable, 1},
-		{"event over the limit", transport.Subscriber{MaxEventSize: 64 << 10}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"event over the limit", sse.Subscriber{MaxEventSize: 64 << 10}, func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w, "id: 1\nevent: big\ndata: "+strings.Repeat("x", 70<<10)+"\n\n")
-		}, transport.ErrEventTooLarge, 1},
-		{"500 every time", transport.Subscriber{MaxFailures: 4}, func(n int, w http.ResponseWriter, r *http.Request) {
+		}, sse.ErrEventTooLarge, 1},
+		{"500 every time", sse.Subscriber{MaxFailures: 4}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "oops", http.StatusInternalServerError)
 		}, transport.ErrStreamUnavailable, 4},
-		{"closed at once every time", transport.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
+		{"closed at once every time", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w)
-		}, transport.ErrStreamUnavailable, transport.DefaultMaxFailures},
+		}, transport.ErrStreamUnavailable, sse.DefaultMaxFailures},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,7 +332,7 @@ func TestSubscribeLargeEvent(t *testing.T) {
 		srv := &streams{script: func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w, "id: 1\nevent: end\ndata: "+big+"\n\n")
 		}}
-		got, err := collect(t.Context(), &transport.Subscriber{Client: srv.client()}, streamURL)
+		got, err := collect(t.Context(), &sse.Subscriber{Client: srv.client()}, streamURL)
 		if err != nil || len(got) != 1 || got[0] != "1 end "+big {
 			t.Fatalf("Subscribe = %d events, %v", len(got), err)
 		}
@@ -359,7 +360,7 @@ func TestSubscribeCancel(t *testing.T) {
 				ctx, cancel := context.WithCancelCause(t.Context())
 				time.AfterFunc(10*time.Second, func() { cancel(errMine) })
 				start := time.Now()
-				_, err := collect(ctx, &transport.Subscriber{Client: srv.client(), MaxFailures: 100}, streamURL)
+				_, err := collect(ctx, &sse.Subscriber{Client: srv.client(), MaxFailures: 100}, streamURL)
 				if !errors.Is(err, errMine) {
 					t.Fatalf("Subscribe = %v, want the caller's cause", err)
 				}
@@ -372,8 +373,8 @@ func TestSubscribeCancel(t *testing.T) {
 	t.Run("handler error", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			srv := &streams{script: scripts["open stream"]}
-			err := transport.Subscribe(t.Context(), &transport.Subscriber{Client: srv.client()}, streamURL,
-				func(transport.Event) (bool, error) { return false, fmt.Errorf("decode: %w", errMine) })
+			err := sse.Subscribe(t.Context(), &sse.Subscriber{Client: srv.client()}, streamURL,
+				func(sse.Event) (bool, error) { return false, fmt.Errorf("decode: %w", errMine) })
 			if !errors.Is(err, errMine) {
 				t.Fatalf("Subscribe = %v", err)
 			}
@@ -395,7 +396,7 @@ func TestSubscribeAuthorize(t *testing.T) {
 			eventStream(w, "id: 2\nevent: end\ndata: x\n\n")
 		}}
 		calls := 0
-		sub := &transport.Subscriber{Client: srv.client(), Authorize: func(_ context.Context, r *http.Request) error {
+		sub := &sse.Subscriber{Client: srv.client(), Authorize: func(_ context.Context, r *http.Request) error {
 			calls++
 			if calls == 2 {
 				return errors.New("token service down")

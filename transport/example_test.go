@@ -1,0 +1,64 @@
+package transport_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// A protocol's wait written on transport alone: the status URL is the source of truth, and a
+// notification — here a channel standing for a webhook — only makes the wait poll at once.
+func ExampleWait() {
+	var decided atomic.Bool
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if decided.Load() {
+			fmt.Fprint(w, `{"state":"approved","by":"ana"}`)
+			return
+		}
+		w.Header().Set("Retry-After", "60") // the service asks for a minute between polls
+		fmt.Fprint(w, `{"state":"pending"}`)
+	}))
+	defer svc.Close()
+	notified := make(chan struct{})
+
+	w := &transport.Wait[*transport.Result]{
+		URL:         svc.URL + "/approvals/42",
+		MinInterval: 10 * time.Millisecond,
+		Decode: func(body []byte) (*transport.Result, bool, error) {
+			var st struct{ State, By string }
+			if err := json.Unmarshal(body, &st); err != nil {
+				return nil, false, transport.Temporary(err)
+			}
+			if st.State == "pending" {
+				return nil, false, nil
+			}
+			return &transport.Result{CaseID: "42", Status: transport.StatusCompleted, Action: st.State,
+				RespondedBy: &transport.Responder{Name: st.By}}, true, nil
+		},
+		Push: []transport.Push[*transport.Result]{func(ctx context.Context, wake func(), _ func(*transport.Result)) error {
+			select {
+			case <-notified:
+				wake() // not the outcome: the wait polls to confirm it
+			case <-ctx.Done():
+			}
+			return nil
+		}},
+	}
+	go func() {
+		decided.Store(true)
+		close(notified)
+	}()
+	r, err := w.Run(context.Background())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Status, r.Action, r.RespondedBy.Name)
+	// Output: completed approved ana
+}

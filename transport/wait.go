@@ -1,0 +1,306 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hitlkit/hitlkit/internal/backoff"
+	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
+)
+
+// The pacing a [Wait] applies when its fields are zero.
+const (
+	defaultInterval       = pace.Interval
+	defaultMinInterval    = pace.MinInterval
+	defaultMaxInterval    = pace.MaxInterval
+	defaultRequestTimeout = pace.RequestTimeout
+)
+
+const (
+	// pushRetryMin and pushRetryMax bound the delay before a dropped push source is started
+	// again; a source that woke the wait, or stayed up pushHealthy, starts over from the
+	// shortest delay.
+	pushRetryMin = time.Second
+	pushRetryMax = time.Minute
+	pushHealthy  = 30 * time.Second
+)
+
+// Wait is one wait on a paused exchange — a HITL case, an A2A task, an HXP request, an HI
+// interaction, or a protocol of one's own. It polls the source of truth until Decode reports
+// a terminal value, paced by the server, while any number of push sources run beside the
+// polls: each can only make the wait poll at once (wake) or, when it holds the complete
+// outcome from a source the caller trusts, end the wait with it (settle).
+//
+// Pacing: after a non-terminal 200 or a 304 the next poll waits for the response's
+// Retry-After (seconds or HTTP-date) or Interval; after 429, 5xx, 408, a network error, a
+// timed-out request or a [Temporary] Decode error it waits for Retry-After or a jittered
+// exponential backoff. Transient failures never end the wait; 401, 403, 404, 410 and other
+// unexpected statuses end it with a [*StatusError]. Every delay is clamped to
+// [MinInterval, MaxInterval]. A wake makes the next poll go out at once, but never sooner
+// than MinInterval after the previous one began; a wake during a backoff is taken at its end.
+// The ETag of a 200 is sent back as If-None-Match; a 304 means unchanged. Polls never follow
+// redirects: a 3xx ends the wait as an unexpected status.
+//
+// A zero field means the documented default. A Wait is read, never written, by Run, so one
+// value may serve any number of concurrent waits when its fields allow it.
+type Wait[T any] struct {
+	// URL is the source of truth, polled with GET. Required; its origin is also the one
+	// Slots are taken for.
+	URL string
+	// Request, when set, builds each poll's request in place of a GET of URL (an A2A
+	// JSON-RPC tasks/get is a POST), bound to the context it is given, with a body that can
+	// be read once.
+	Request func(ctx context.Context) (*http.Request, error)
+	// Decode interprets the body of one 200 answer: done=true with the terminal value,
+	// done=false to keep polling, or an error — one wrapped with [Temporary] makes the wait
+	// back off and poll again, any other ends it. Required. It is called from the waiting
+	// goroutine, one call at a time.
+	Decode func(body []byte) (value T, done bool, err error)
+	// Waiting, when set, reports from a 200's headers alone that the state is still a
+	// waiting one (HXP's HXP-Status header); the body is then not read.
+	Waiting func(http.Header) bool
+
+	// Client sends the polls; nil means a client on http.DefaultTransport. Its Timeout
+	// should be 0: RequestTimeout bounds each poll. Its redirect policy is replaced.
+	Client *http.Client
+	// Authorize adds credentials to one poll request; nil adds none. Its error ends the wait.
+	Authorize func(ctx context.Context, req *http.Request) error
+	// Interval is the delay after a non-terminal answer without Retry-After; 0 means 30 s
+	// (HITL Protocol §8 recommends 30 s to 5 min).
+	Interval time.Duration
+	// MinInterval and MaxInterval clamp every delay, the server's Retry-After included, and
+	// MinInterval is the least time between two polls, wake-ups included. 0 means 1 s (HITL
+	// §13.5: 60 requests per minute) and 5 min (HITL §8).
+	MinInterval, MaxInterval time.Duration
+	// RequestTimeout bounds one poll, headers and body; a poll that takes longer counts as a
+	// transient failure. 0 means 30 s.
+	RequestTimeout time.Duration
+	// MaxBody is the largest body read; larger ends the wait with ErrBodyTooLarge. 0: 1 MiB.
+	MaxBody int64
+	// Logger receives one debug record per poll (host and path only, never the query) and
+	// per push source that ends. Nil is silent.
+	Logger *slog.Logger
+	// FirstDelay holds the first poll back (a 202's Retry-After); a wake-up ends it early.
+	// It is clamped like every delay; 0 polls at once.
+	FirstDelay time.Duration
+	// ETag is sent as If-None-Match with the first poll (from an earlier wait on the same
+	// URL, so that a wait carried on elsewhere is answered 304); "" sends none. OnETag, when
+	// set, is called with each new entity tag before the answer is decoded.
+	ETag   string
+	OnETag func(tag string)
+	// Slots, when set, bound the polls in flight per origin among every wait that shares
+	// them: a poll waits its turn (or for ctx to end) while the bound is reached.
+	Slots *Slots
+
+	// Push are the push sources that run beside the polls, each on a goroutine of its own
+	// (see [Push]). Watch are sources that need no goroutine — a mailbox of callbacks: each
+	// is started before the first poll, may call wake and settle from any goroutine until
+	// the stop it returns is called, and is stopped before Run returns.
+	Push  []Push[T]
+	Watch []func(wake func(), settle func(T)) (stop func())
+}
+
+// Push is a push source of a [Wait]: an event stream, a WebSocket, an A2A subscription, a
+// caller's [Waiter]. It runs until ctx ends or its connection does, calling wake when it
+// learns that the state may have changed (the wait polls at once to confirm) and settle with
+// the complete outcome when it comes from a source the caller trusts (the wait ends with it,
+// no poll). wake and settle are safe to call from any goroutine, any number of times; only
+// the first settle counts.
+//
+// Its return says what happens next: nil, that it has nothing more to say (it is not run
+// again); an error wrapping ErrStreamUnavailable, that the server offers no such source for
+// this wait (logged; not run again); any other error, that it dropped: it is run again after
+// a jittered backoff (1 s growing to 1 min, from 1 s again after a run that woke the wait or
+// lasted 30 s), for as long as the wait lasts. Keep its resume state (Last-Event-ID, a
+// subscription to resume) in the closure.
+type Push[T any] func(ctx context.Context, wake func(), settle func(T)) error
+
+// errSettled: a push source brought the complete outcome; the polls stop.
+var errSettled = errors.New("outcome pushed")
+
+// Run runs the wait: it starts every push source, polls until the outcome is known, stops
+// the sources and returns the outcome — the terminal value a poll decoded or the value a
+// source settled with, whichever came first.
+//
+// An error means the outcome is unknown: a permanent failure of a poll, or when ctx ends
+// context.Cause(ctx), joined with the last transient failure if there was one. Run returns
+// only after every goroutine it started has ended.
+func (w *Wait[T]) Run(ctx context.Context) (T, error) {
+	var zero T
+	if w == nil || w.Decode == nil || w.URL == "" {
+		return zero, errors.New("transport: a Wait needs a URL and a Decode")
+	}
+	cfg := w.withDefaults()
+	wake := make(chan struct{}, 1)
+	kick := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	var (
+		once    sync.Once
+		pushed  T
+		settled atomic.Bool
+	)
+	settle := func(v T) {
+		once.Do(func() {
+			pushed = v
+			settled.Store(true)
+			stop(errSettled)
+		})
+	}
+	for _, watch := range w.Watch {
+		defer watch(kick, settle)()
+	}
+	var wg sync.WaitGroup
+	for _, p := range w.Push {
+		wg.Go(func() { cfg.keep(ctx, p, kick, settle) })
+	}
+	v, err := cfg.poll(ctx, wake)
+	stop(nil)
+	wg.Wait()
+	if settled.Load() && errors.Is(context.Cause(ctx), errSettled) {
+		return pushed, nil
+	}
+	return v, err
+}
+
+// keep runs p until it has nothing more to say or ctx ends, again after each drop.
+func (w *Wait[T]) keep(ctx context.Context, p Push[T], kick func(), settle func(T)) {
+	bo := backoff.NewExponential(pushRetryMin, pushRetryMax)
+	for attempt := 1; ; attempt++ {
+		var woke atomic.Bool
+		began := time.Now()
+		err := p(ctx, func() { woke.Store(true); kick() }, settle)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil || errors.Is(err, ErrStreamUnavailable) {
+			if err != nil {
+				w.Logger.LogAttrs(ctx, slog.LevelDebug, "push source unavailable; polling",
+					slog.String("url", httpx.Redact(w.URL)), errAttr(err))
+			}
+			return
+		}
+		if woke.Load() || time.Since(began) >= pushHealthy {
+			bo.Reset()
+		}
+		delay := bo.Next()
+		w.Logger.LogAttrs(ctx, slog.LevelDebug, "push source dropped; reconnecting",
+			slog.String("url", httpx.Redact(w.URL)), slog.Int("attempt", attempt),
+			slog.Duration("next", delay), errAttr(err))
+		if !backoff.Pause(ctx, delay, nil) {
+			return
+		}
+	}
+}
+
+// poll GETs (or sends Request) until Decode reports a terminal value. It starts no goroutine
+// that outlives one poll.
+func (w *Wait[T]) poll(ctx context.Context, wake <-chan struct{}) (T, error) {
+	var (
+		zero    T
+		etag    = w.ETag
+		lastErr error
+		slots   = w.Slots.For(w.URL)
+	)
+	bo := backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval)
+	if w.FirstDelay > 0 {
+		if !backoff.Pause(ctx, min(max(w.FirstDelay, w.MinInterval), w.MaxInterval), wake) {
+			return zero, stopped(ctx, nil)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		if slots != nil {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return zero, stopped(ctx, lastErr)
+			}
+		}
+		began := time.Now()
+		o := pollApart(func() outcome[T] { return w.pollOnce(ctx, &etag) })
+		if slots != nil {
+			<-slots
+		}
+		var delay time.Duration
+		switch {
+		case o.done:
+			return o.value, nil
+		case o.err != nil && !o.temporary:
+			return zero, o.err
+		case o.err != nil:
+			lastErr = o.err
+			delay = bo.Next()
+		default:
+			lastErr = nil
+			bo.Reset()
+			delay = w.Interval
+		}
+		if o.hint >= 0 {
+			delay = o.hint
+		}
+		delay = min(max(delay, w.MinInterval), w.MaxInterval)
+		w.Logger.LogAttrs(ctx, slog.LevelDebug, "poll",
+			slog.String("url", httpx.Redact(w.URL)), slog.Int("attempt", attempt),
+			slog.Int("status", o.status), slog.Duration("next", delay), errAttr(o.err))
+		early := wake
+		if o.err != nil {
+			early = nil
+		}
+		if !backoff.Pause(ctx, delay, early) {
+			return zero, stopped(ctx, lastErr)
+		}
+		if !backoff.Pause(ctx, w.MinInterval-time.Since(began), nil) {
+			return zero, stopped(ctx, lastErr)
+		}
+	}
+}
+
+func (w *Wait[T]) withDefaults() *Wait[T] {
+	c := *w
+	// Polls never follow redirects: no protocol here defines one, and a redirect could carry
+	// the credentials elsewhere.
+	hc := http.Client{}
+	if c.Client != nil {
+		hc = *c.Client
+	}
+	hc.CheckRedirect = noRedirects
+	c.Client = &hc
+	if c.Request == nil {
+		c.Request = c.get
+	}
+	if c.Interval <= 0 {
+		c.Interval = defaultInterval
+	}
+	if c.MinInterval <= 0 {
+		c.MinInterval = defaultMinInterval
+	}
+	if c.MaxInterval <= 0 {
+		c.MaxInterval = defaultMaxInterval
+	}
+	c.MaxInterval = max(c.MaxInterval, c.MinInterval)
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = defaultRequestTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = discard
+	}
+	return &c
+}
+
+func (w *Wait[T]) get(ctx context.Context) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, http.MethodGet, w.URL, nil)
+}
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+var discard = slog.New(slog.DiscardHandler)
