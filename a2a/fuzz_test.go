@@ -17,7 +17,9 @@ func FuzzDecode(f *testing.F) {
 		`{"id":"r1","status":{"state":"completed"},"metadata":{"hitl_pending":{"sink_agent_id":"b"}}}`,
 		`{"statusUpdate":{"taskId":"t1","status":{"state":"TASK_STATE_AUTH_REQUIRED"}}}`,
 		`{"kind":"artifact-update","taskId":"t1","artifact":{"parts":[{"kind":"text","text":"x"}]}}`,
-		`{"type":"about:blank","title":"t","status":400}`, `<html>`, `[]`, `null`} {
+		`{"type":"about:blank","title":"t","status":400}`, `<html>`, `[]`, `null`,
+		`{"code":-32001,"message":"Task not found: t1"}`, `{"code":"x","message":"y"}`,
+		`{"id":"t1","status":{"state":"input-required","message":{"role":"agent","parts":[{"kind":"text","text":"ok?","metadata":null}]}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {

@@ -349,3 +349,55 @@ func TestSendStreamLeavesNothingOpen(t *testing.T) {
 		}
 	}
 }
+
+// rejecter is an agent (JSON-RPC 1.0) that asks once and ends a denied task "rejected", as
+// agents on the JavaScript SDK do, where a2atest's agent ends it "completed".
+func rejecter(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		ID     int64  `json:"id"`
+		Method string `json:"method"`
+		Params struct {
+			Message struct {
+				TaskID string `json:"taskId"`
+			} `json:"message"`
+		} `json:"params"`
+	}
+	body, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(body, &in)
+	task := `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_INPUT_REQUIRED","message":{"messageId":"q1","role":"ROLE_AGENT","parts":[{"text":"Delete /tmp/a?"}]}}}`
+	if in.Method == "SendMessage" && in.Params.Message.TaskID != "" {
+		task = `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_REJECTED","message":{"messageId":"r1","role":"ROLE_AGENT","parts":[{"text":"Denied."}]}}}`
+	}
+	if in.Method == "SendMessage" {
+		task = `{"task":` + task + `}`
+	}
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":%s}`, in.ID, task)
+}
+
+// TestDecisionWhateverTheAgentDid: a human's "deny" is reported the same way whether the agent
+// then completes the task or rejects it; the task's final state is reported beside it.
+func TestDecisionWhateverTheAgentDid(t *testing.T) {
+	deny := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(false), nil }
+	fake := a2atest.NewMemoryAgent(t)
+	completes := newClient(t, a2a.WithHTTPClient(fake.Client()))
+	r1, err := completes.Run(t.Context(), start(t, completes, fake.Endpoint(a2a.JSONRPC10), nil), deny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejects := newClient(t, a2a.WithHTTPClient(serveFunc(rejecter)))
+	r2, err := rejects.Run(t.Context(), start(t, rejects, a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, nil), deny, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*transport.Result{r1, r2} {
+		if r.Action != "deny" {
+			t.Errorf("%s task: the human's decision reads %q", r.Status, r.Action)
+		}
+	}
+	t1, _ := a2a.TaskOf(r1)
+	t2, _ := a2a.TaskOf(r2)
+	if r1.Status != transport.StatusCompleted || t1.State != a2a.StateCompleted || r2.Status != transport.StatusRejected || t2.State != a2a.StateRejected {
+		t.Errorf("final states: %s/%s and %s/%s", r1.Status, t1.State, r2.Status, t2.State)
+	}
+}

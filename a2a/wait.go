@@ -280,7 +280,8 @@ func (c *Client) Runner(ask Asker, o *RunOptions) transport.Waiter[*Pause] {
 // Run carries a paused task to its end: while the task asks for input it calls ask and
 // resumes the task with the answer; while it is working, held by a relay or waiting for
 // authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
-// Completed is StatusCompleted with the last answer's Action; a relay's "failed" (its
+// Its Action is the human's last answer, whatever the agent then did with the task; its
+// Status is the task's final state: completed is StatusCompleted; a relay's "failed" (its
 // administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
 // StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.
 //
