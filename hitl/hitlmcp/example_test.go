@@ -112,3 +112,16 @@ func ExampleTool() {
 	// review link forwarded
 	// deleted
 }
+
+// A Ledger records the paused calls whose requestState has returned the person's result:
+// the first Spend of a call wins, a replay finds it spent.
+func ExampleMemoryLedger() {
+	ctx := context.Background()
+	var ledger hitlmcp.MemoryLedger
+	until := time.Now().Add(time.Hour) // when every state of the call has expired
+	first, _ := ledger.Spend(ctx, "call-1", until)
+	replay, _ := ledger.Spend(ctx, "call-1", until)
+	spent, _ := ledger.Spent(ctx, "call-1")
+	fmt.Println(first, replay, spent)
+	// Output: true false true
+}

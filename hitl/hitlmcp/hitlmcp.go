@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
@@ -58,7 +59,8 @@ type FormAsker func(ctx context.Context, f *Form) (Answer, error)
 // invalid params (-32602) instead of the answer.
 var ErrBadAnswer = errors.New("hitlmcp: the answer does not match the requested schema")
 
-// ErrNoAsker: a form-mode elicitation arrived and no FormAsker was given.
+// ErrNoAsker: a form-mode elicitation arrived and no FormAsker was given; the server gets
+// JSON-RPC invalid params (-32602).
 var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 
 // ElicitationHandler returns a handler for mcp.ClientOptions.ElicitationHandler.
@@ -73,49 +75,70 @@ var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 // declares the modes to the server.
 func ElicitationHandler(forward hitl.Forwarder, ask FormAsker) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		p := req.Params
-		if p == nil {
-			return nil, errors.New("hitlmcp: elicitation without params")
-		}
-		if p.Mode == "url" || (p.Mode == "" && p.URL != "") {
-			if forward == nil {
-				return nil, errors.New("hitlmcp: URL elicitation without a Forwarder")
-			}
-			id := p.ElicitationID
-			if id == "" { // 2026-07-28 URL input requests carry no elicitationId
-				id = "mcp-" + rand.Text()
-			}
-			it := &hitl.Interrupt{Kind: KindURLElicitation, Message: p.Message, Case: &hitl.Case{
-				CaseID: id, Type: "x-mcp-url", Prompt: p.Message, ReviewURL: p.URL}}
-			if err := forward(ctx, it); err != nil {
-				return nil, fmt.Errorf("hitlmcp: forward elicitation %s: %w", p.ElicitationID, err)
-			}
-			return &mcp.ElicitResult{Action: "accept"}, nil
-		}
-		if ask == nil {
-			return nil, ErrNoAsker
-		}
-		schema, err := json.Marshal(p.RequestedSchema)
-		if err != nil {
-			return nil, fmt.Errorf("hitlmcp: requested schema: %w", err)
-		}
-		a, err := ask(ctx, &Form{Message: p.Message, Schema: schema})
-		if err != nil {
-			return nil, err
-		}
-		switch a.Action {
-		case "decline", "cancel":
-			return &mcp.ElicitResult{Action: a.Action}, nil
-		case "accept":
-		default:
-			return nil, fmt.Errorf("hitlmcp: answer action %q is not accept, decline or cancel", a.Action)
-		}
-		if err := check(schema, a.Content); err != nil {
-			return nil, refusal(err)
-		}
-		return &mcp.ElicitResult{Action: "accept", Content: a.Content}, nil
+		res, err := elicit(ctx, req, forward, ask)
+		return res, withCode(err, jsonrpc.CodeInternalError)
 	}
 }
+
+// elicit is ElicitationHandler's work; a refusal of the request is JSON-RPC invalid params
+// (-32602), anything else goes out as internal error (-32603).
+func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder, ask FormAsker) (*mcp.ElicitResult, error) {
+	if req == nil || req.Params == nil {
+		return nil, refusal(errors.New("hitlmcp: elicitation without params"))
+	}
+	p := req.Params
+	if p.Mode == "url" || (p.Mode == "" && p.URL != "") {
+		if forward == nil {
+			// A mode the client did not declare (MCP 2025-11-25 "Elicitation", "Error Handling").
+			return nil, refusal(errors.New("hitlmcp: URL elicitation without a Forwarder"))
+		}
+		id := p.ElicitationID
+		if id == "" { // 2026-07-28 URL input requests carry no elicitationId
+			id = "mcp-" + rand.Text()
+		}
+		it := &hitl.Interrupt{Kind: KindURLElicitation, Message: p.Message, Case: &hitl.Case{
+			CaseID: id, Type: "x-mcp-url", Prompt: p.Message, ReviewURL: p.URL}}
+		if err := forward(ctx, it); err != nil {
+			return nil, fmt.Errorf("hitlmcp: forward elicitation %s: %w", p.ElicitationID, err)
+		}
+		return &mcp.ElicitResult{Action: "accept"}, nil
+	}
+	if ask == nil {
+		return nil, refusal(ErrNoAsker)
+	}
+	schema, err := json.Marshal(p.RequestedSchema)
+	if err != nil {
+		return nil, refusal(fmt.Errorf("hitlmcp: requested schema: %w", err))
+	}
+	a, err := ask(ctx, &Form{Message: p.Message, Schema: schema})
+	if err != nil {
+		return nil, err
+	}
+	switch a.Action {
+	case "decline", "cancel":
+		return &mcp.ElicitResult{Action: a.Action}, nil
+	case "accept":
+	default:
+		return nil, fmt.Errorf("hitlmcp: answer action %q is not accept, decline or cancel", a.Action)
+	}
+	if err := check(schema, a.Content); err != nil {
+		return nil, refusal(err)
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: a.Content}, nil
+}
+
+// withCode makes err travel as a JSON-RPC error with code (JSON-RPC 2.0 §5.1) and err's
+// text, while errors.Is still finds err; an error that has a code keeps it.
+func withCode(err error, code int64) error {
+	var rpc *jsonrpc.Error
+	if err == nil || errors.As(err, &rpc) {
+		return err
+	}
+	return fmt.Errorf("%w%w", err, &jsonrpc.Error{Code: code})
+}
+
+// refusal makes err travel as JSON-RPC invalid params (-32602).
+func refusal(err error) error { return withCode(err, jsonrpc.CodeInvalidParams) }
 
 // check validates content against the requested schema (none: anything goes).
 func check(schema json.RawMessage, content map[string]any) error {

@@ -207,26 +207,47 @@ func TestFormRules(t *testing.T) {
 	}
 }
 
-// TestRefusalsAreInvalidParams: on a 2025-11-25 session the server's elicitation/create of a
-// form gets a bad answer refused as JSON-RPC invalid params (-32602) with a message.
-func TestRefusalsAreInvalidParams(t *testing.T) {
-	server := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
-	got := make(chan error, 1)
-	mcp.AddTool(server, &mcp.Tool{Name: "buy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "How much?", RequestedSchema: budget})
-		got <- err
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
-	})
-	ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+// TestRefusalsHaveCodes: on a 2025-11-25 session the server's elicitation/create gets a
+// JSON-RPC error with a defined code and a message, never code 0: invalid params (-32602)
+// for an answer outside the schema and for a mode the handler does not take, internal error
+// (-32603) when the person cannot be reached.
+func TestRefusalsHaveCodes(t *testing.T) {
+	tooMuch := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
 		return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 5000.0}}, nil
 	}
-	cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, hitlmcp.ClientOptions(nil, ask)), "2025-11-25")
-	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "buy"}); err != nil {
-		t.Fatal(err)
-	}
-	var rpc *jsonrpc.Error
-	if err := <-got; !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInvalidParams || !strings.Contains(rpc.Message, "does not match") {
-		t.Fatalf("the server's Elicit = %#v, want invalid params (-32602) with a message", err)
+	unreachable := func(context.Context, *hitl.Interrupt) error { return errors.New("chat: offline") }
+	form := &mcp.ElicitParams{Message: "How much?", RequestedSchema: budget}
+	page := &mcp.ElicitParams{Mode: "url", Message: "Pay", URL: "https://pay.example/1", ElicitationID: "el-1"}
+	for _, tt := range []struct {
+		name    string
+		ask     *mcp.ElicitParams
+		handler func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+		code    int64
+		message string
+	}{
+		{"an answer outside the schema", form, hitlmcp.ElicitationHandler(nil, tooMuch), jsonrpc.CodeInvalidParams, "does not match"},
+		{"a form without a FormAsker", form, hitlmcp.ElicitationHandler(unreachable, nil), jsonrpc.CodeInvalidParams, "without a FormAsker"},
+		{"the person unreachable", page, hitlmcp.ElicitationHandler(unreachable, nil), jsonrpc.CodeInternalError, "chat: offline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
+			got := make(chan error, 1)
+			mcp.AddTool(server, &mcp.Tool{Name: "buy"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+				_, err := req.Session.Elicit(ctx, tt.ask)
+				got <- err
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+			})
+			o := &mcp.ClientOptions{ElicitationHandler: tt.handler, Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+				Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}}}
+			cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o), "2025-11-25")
+			if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "buy"}); err != nil {
+				t.Fatal(err)
+			}
+			var rpc *jsonrpc.Error
+			if err := <-got; !errors.As(err, &rpc) || rpc.Code != tt.code || !strings.Contains(rpc.Message, tt.message) {
+				t.Fatalf("the server's Elicit = %#v, want code %d with %q", err, tt.code, tt.message)
+			}
+		})
 	}
 }
 

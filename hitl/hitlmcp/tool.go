@@ -45,12 +45,6 @@ var (
 	ErrReplayed = errors.New("hitlmcp: requestState has already returned the person's result")
 )
 
-// refusal makes err travel as JSON-RPC invalid params (-32602, "Invalid params", JSON-RPC
-// 2.0 §5.1) with err's text, while errors.Is still finds err.
-func refusal(err error) error {
-	return fmt.Errorf("%w%w", err, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams})
-}
-
 // Tool is the server side: an MCP tool whose backend may answer with a HITL 202 (a person
 // must decide first). Its [Tool.Handle] calls the backend; when the backend asks for a
 // human, what the client gets depends on the protocol revision of the call:
@@ -92,7 +86,8 @@ type Tool struct {
 	Call func(ctx context.Context, req *mcp.CallToolRequest) (*http.Request, error)
 	// Result is the tool's result: from the backend's response when it needed no person
 	// (r is nil; Result must not close resp.Body, the tool does), or from the person's Result
-	// (resp is nil) — completed, expired with the default applied, or cancelled.
+	// (resp is nil) — completed, expired with the default applied, or cancelled. An error it
+	// returns reaches the client as an isError result.
 	Result func(ctx context.Context, resp *http.Response, r *hitl.Result) (*mcp.CallToolResult, error)
 	// Check is how long a call with a requestState waits for the decision; 0 means
 	// DefaultCheck.
@@ -112,10 +107,27 @@ type Tool struct {
 // reviewInput is the key of the input request the tool returns.
 const reviewInput = "review"
 
-// Handle is the tool's mcp.ToolHandler.
+// Handle is the tool's mcp.ToolHandler. A requestState refused ([ErrBadState],
+// [ErrReplayed]) is JSON-RPC invalid params (-32602); a Tool without its required fields,
+// or a call whose context ended, is internal error (-32603); any other failure (the backend
+// unreachable, an error from Call or Result) is a tool execution error: an isError result
+// with the error's text, for the model to read (MCP "Tools", "Error Handling").
 func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	res, err := t.handle(ctx, req)
+	var rpc *jsonrpc.Error
+	switch {
+	case err == nil || errors.As(err, &rpc):
+		return res, err
+	case ctx.Err() != nil:
+		return nil, withCode(err, jsonrpc.CodeInternalError)
+	default:
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+	}
+}
+
+func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	if t.Client == nil || len(t.Secret) < 32 || t.Call == nil || t.Result == nil {
-		return nil, errors.New("hitlmcp: Tool needs Client, a Secret of 32 bytes or more, Call and Result")
+		return nil, withCode(errors.New("hitlmcp: Tool needs Client, a Secret of 32 bytes or more, Call and Result"), jsonrpc.CodeInternalError)
 	}
 	if req == nil || req.Params == nil {
 		return nil, refusal(errors.New("hitlmcp: tool call without params"))

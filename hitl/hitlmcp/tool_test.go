@@ -376,3 +376,24 @@ func TestToolLinkDeclined(t *testing.T) {
 		})
 	}
 }
+
+// TestToolFailures: a backend that cannot be reached is a tool execution error, an isError
+// result the model reads; a Tool without its required fields is internal error (-32603).
+func TestToolFailures(t *testing.T) {
+	svc := hitltest.NewServer(t)
+	f := newFiles(t, svc, time.Second)
+	cs := f.session(t, "delete_file", "", hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil))
+	svc.Close()
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+	if err != nil || !res.IsError || text(res) == "" {
+		t.Errorf("an unreachable backend: %+v (%q), %v; want an isError result", res, text(res), err)
+	}
+
+	server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+	server.AddTool(&mcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, (&hitlmcp.Tool{}).Handle)
+	_, err = connect(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil)).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInternalError || !strings.Contains(rpc.Message, "Secret") {
+		t.Errorf("an empty Tool: %#v, want internal error (-32603)", err)
+	}
+}
