@@ -340,7 +340,8 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) er
 }
 
 // FinishHXP is Finish for a request posted with ForwardHXP: its message shows r, with the
-// buttons removed. It returns ErrNotPosted when this process did not post the request.
+// buttons removed, and r.RespondedBy names the Slack user when the request was resolved
+// through this bot. It returns ErrNotPosted when this process did not post the request.
 func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) error {
 	if cr == nil || r == nil {
 		return errors.New("hitlslack: FinishHXP: nil request or result")
@@ -361,9 +362,22 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) err
 	if q == nil {
 		return ErrNotPosted
 	}
+	if by != "" {
+		rb := hitl.Responder{}
+		if r.RespondedBy != nil {
+			rb = *r.RespondedBy
+		}
+		rb.Platform, rb.PlatformUserID = "slack", by
+		r.RespondedBy = &rb
+	}
 	text := outcomeText(r, by)
-	if rc, err := hxp.ReceiptOf(r); err == nil && rc != nil && r.Status == hitl.StatusCompleted && len(r.Data) > 0 {
-		text = "✅ *" + escape(clip(string(r.Data), 200)) + "*"
+	if r.Status == hitl.StatusCompleted && len(r.Data) > 0 {
+		shown := string(r.Data)
+		var s string
+		if json.Unmarshal(r.Data, &s) == nil {
+			shown = s
+		}
+		text = "✅ *" + escape(clip(shown, 200)) + "*"
 		if by != "" {
 			text += " by <@" + escape(by) + ">"
 		}

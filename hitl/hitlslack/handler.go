@@ -204,7 +204,19 @@ func (b *Bot) actHITL(ctx context.Context, c *hitl.Client, q *question, in *inte
 		b.buttons.Buttons(q.it) // a question taken from the store: its buttons again
 		it, action, ok = b.buttons.Lookup(in.value.handle)
 	}
-	if !ok || q.it == nil || it.Key() != q.it.Key() || action != in.value.answer {
+	edit, isModal := strings.CutPrefix(in.value.answer, answerModal)
+	if !ok || q.it == nil || it.Key() != q.it.Key() || (action != in.value.answer && (!isModal || edit != action)) {
+		b.tell(ctx, in.key, in.user, "This button does not belong to this question.")
+		return
+	}
+	var data json.RawMessage
+	switch {
+	case isModal && in.kind == typeBlockActions:
+		b.openModal(ctx, in, "Edit and approve", "Your changes", q.it.Prompt())
+		return
+	case isModal:
+		data, _ = json.Marshal(map[string]string{"feedback": in.text})
+	case in.kind != typeBlockActions:
 		b.tell(ctx, in.key, in.user, "This button does not belong to this question.")
 		return
 	}
@@ -215,7 +227,7 @@ func (b *Bot) actHITL(ctx context.Context, c *hitl.Client, q *question, in *inte
 	if !b.claim(ctx, q, in) {
 		return
 	}
-	_, err := c.SubmitInline(ctx, q.it, hitl.InlineAnswer{Action: action, Via: hitl.ViaSlack,
+	_, err := c.SubmitInline(ctx, q.it, hitl.InlineAnswer{Action: action, Data: data, Via: hitl.ViaSlack,
 		By: hitl.Submitter{Platform: "slack", PlatformUserID: in.user, DisplayName: in.name}})
 	switch {
 	case err == nil:

@@ -69,6 +69,7 @@ func TestHostilePayloads(t *testing.T) {
 	if d := wait(t, done); d.r.Action != "approve" {
 		t.Fatalf("Result = %v", d.r)
 	}
+	fake.await(t, "chat.update", 1) // the submission answered
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d submissions, want 1", n)
 	}

@@ -328,6 +328,7 @@ func TestTwoAgentsInOneWorkspace(t *testing.T) {
 			t.Errorf("Result = %v", d.r)
 		}
 	}
+	fake.await(t, "chat.update", 2) // both submissions answered
 	if n := submissions(svc); n != 2 {
 		t.Errorf("%d submissions, want one per case", n)
 	}

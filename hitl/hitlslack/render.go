@@ -202,7 +202,12 @@ func (b *Bot) renderInterrupt(it *hitl.Interrupt, p *a2a.Pause) message {
 		}
 		for _, ib := range b.buttons.Buttons(it) {
 			v := value{agent: b.agent, kind: kindHITL, handle: ib.Data, answer: ib.Action}
-			buttons = append(buttons, button(title(ib.Action), v, styleOf(ib.Action)))
+			label := title(ib.Action)
+			if ib.Action == "edit" {
+				// An edit carries the person's changes (HITL §10.2 approval data): a modal.
+				v.answer, label = answerModal+ib.Action, "Edit…"
+			}
+			buttons = append(buttons, button(label, v, styleOf(ib.Action)))
 		}
 		if cs.ReviewURL != "" {
 			buttons = append(buttons, slack.NewButtonBlockElement("review", "", plain("Open review")).WithURL(cs.ReviewURL))

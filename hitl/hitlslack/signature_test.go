@@ -76,6 +76,7 @@ func TestSignaturesRefused(t *testing.T) {
 	if d.r.Action != "approve" {
 		t.Fatalf("Result = %v", d.r)
 	}
+	fake.await(t, "chat.update", 1) // the submission answered
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d submissions, want 1 (the signed click only)", n)
 	}

@@ -62,10 +62,12 @@ type fakeSlack struct {
 	limited map[string][]int // method → Retry-After seconds of the next answers
 	failing map[string]string
 	changed chan struct{}
+	// stalled methods hold their answer until the request's context ends.
+	stalled map[string]bool
 }
 
 func newFake() *fakeSlack {
-	return &fakeSlack{limited: map[string][]int{}, failing: map[string]string{}, changed: make(chan struct{})}
+	return &fakeSlack{limited: map[string][]int{}, failing: map[string]string{}, changed: make(chan struct{}), stalled: map[string]bool{}}
 }
 
 // newSlack starts slack-go's test server with the fake's methods and returns a client of it.
@@ -103,6 +105,13 @@ func (f *fakeSlack) rateLimit(method string, secs ...int) {
 	f.limited[method] = append(f.limited[method], secs...)
 }
 
+// stall makes every call of method wait for its request's end.
+func (f *fakeSlack) stall(method string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stalled[method] = true
+}
+
 // fail makes the next call of method answer ok:false with code.
 func (f *fakeSlack) fail(method, code string) {
 	f.mu.Lock()
@@ -128,6 +137,15 @@ func (f *fakeSlack) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Lock()
+	if f.stalled[method] {
+		c.Status = http.StatusGatewayTimeout
+		f.calls = append(f.calls, c)
+		close(f.changed)
+		f.changed = make(chan struct{})
+		f.mu.Unlock()
+		<-r.Context().Done()
+		return
+	}
 	var answer any
 	switch {
 	case len(f.limited[method]) > 0:

@@ -1,0 +1,117 @@
+package hitlslack_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// hxpSetup starts a fake HXP server and returns an agent's client, and a bot that resolves
+// as the human.
+func hxpSetup(t *testing.T) (*hxp.Client, *fakeSlack, *hitlslack.Bot, http.Handler) {
+	t.Helper()
+	s := hxptest.NewServer(t)
+	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
+	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	human, err := hxp.NewClient(s.URL, append(common, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake, api := newSlack(t)
+	bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"), hitlslack.WithHXP(human))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bot.Close() })
+	return agent, fake, bot, bot.Handler(nil)
+}
+
+// TestHXPDecideInSlack: an HXP DECIDE is posted with its options as buttons; a click
+// resolves the request with that option, the agent's wait gets the receipt, and the message
+// shows the choice; a second click is told who decided.
+func TestHXPDecideInSlack(t *testing.T) {
+	ctx := t.Context()
+	agent, fake, bot, h := hxpSetup(t)
+	cr, err := agent.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, TimeoutSeconds: 3600, Fallback: hxp.FallbackPause, AgentID: "planner",
+		Decide: &hxp.Decide{Question: "Which region for the new cluster?", Options: []string{"eu-west-1", "us-east-1", "ap-south-1"}, Context: "Latency matters most in Europe."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
+		t.Fatal(err)
+	}
+	posted := fake.await(t, "chat.postMessage", 1)[0]
+	for _, want := range []string{"Which region", "Latency matters", "Asked by planner", "HXP DECIDE"} {
+		if !strings.Contains(posted.Blocks, want) {
+			t.Errorf("the question does not show %q: %s", want, posted.Blocks)
+		}
+	}
+	btns := buttons(t, posted.Blocks)
+	if len(btns) != 3 || btns["us-east-1"] == "" {
+		t.Fatalf("buttons = %v, want one per option", btns)
+	}
+	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["us-east-1"]), secret, time.Now()))
+	r, err := agent.Wait(ctx, cr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := json.Unmarshal(r.Data, &got); err != nil || got != "us-east-1" || !r.DecidedByHuman() {
+		t.Fatalf("Result = %v (%s), want us-east-1 by a human", r, r.Data)
+	}
+	fake.await(t, "chat.update", 1)
+	if err := bot.FinishHXP(ctx, cr, r); err != nil {
+		t.Fatal(err)
+	}
+	last := fake.await(t, "chat.update", 2)[1]
+	if !strings.Contains(last.Text, "us-east-1") || !strings.Contains(last.Text, "U0REVIEWER") || len(buttonNames(last.Blocks)) != 0 {
+		t.Errorf("update = %v", last)
+	}
+	deliver(t, h, signed(clickPayload("U0OTHER", posted.Channel, posted.TS, btns["eu-west-1"]), secret, time.Now()))
+	if eph := fake.await(t, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "Already decided") {
+		t.Errorf("second click told %q", eph.Text)
+	}
+}
+
+// TestHXPProvideInAModal: a PROVIDE opens a modal; its number answer resolves the request.
+func TestHXPProvideInAModal(t *testing.T) {
+	ctx := t.Context()
+	agent, fake, bot, h := hxpSetup(t)
+	cr, err := agent.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, TimeoutSeconds: 3600, Fallback: hxp.FallbackPause,
+		Provide: &hxp.Provide{Prompt: "Monthly budget cap in EUR?", InputType: hxp.InputNumber}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
+		t.Fatal(err)
+	}
+	posted := fake.await(t, "chat.postMessage", 1)[0]
+	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, buttons(t, posted.Blocks)["Answer…"]), secret, time.Now()))
+	view := fake.await(t, "views.open", 1)[0]
+	var v struct {
+		PrivateMetadata string `json:"private_metadata"`
+	}
+	_ = json.Unmarshal([]byte(view.Blocks), &v)
+	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, "not a number"), secret, time.Now()))
+	if eph := fake.await(t, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "not a number") {
+		t.Errorf("told %q", eph.Text)
+	}
+	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, " 2500 "), secret, time.Now()))
+	r, err := agent.Wait(ctx, cr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := hxp.Value(r, hxp.InputNumber); err != nil || got != 2500.0 {
+		t.Fatalf("value = %v, %v; want 2500", got, err)
+	}
+}
