@@ -8,7 +8,10 @@
 //	go run . -temporal host:7233 -namespace ns
 //
 // Without a Temporal server at that address it says how to start one and exits with
-// status 1.
+// status 1. With no Temporal CLI at hand, the module hitl/temporal/servertest runs this same
+// example against a Temporal server inside the test's process (a large first download):
+//
+//	cd hitl/temporal/servertest && HITLKIT_TEMPORAL_SERVER=1 go test -run TestDurableExample ./...
 package main
 
 import (
@@ -43,7 +46,10 @@ func main() {
 	defer cancel()
 	err := run(ctx, os.Stdout, *hostPort, *namespace)
 	if errors.Is(err, errNoServer) {
-		fmt.Fprintf(os.Stderr, "no Temporal server at %s; start one with `temporal server start-dev` (https://docs.temporal.io/cli) and run again\n", *hostPort)
+		fmt.Fprintf(os.Stderr, "no Temporal server at %s; start one with `temporal server start-dev` (https://docs.temporal.io/cli) and run again,\n"+
+			"or run this example against an in-process Temporal server, with nothing to install (a large first download),\n"+
+			"from the repository's top directory:\n"+
+			"  cd hitl/temporal/servertest && HITLKIT_TEMPORAL_SERVER=1 go test -run TestDurableExample ./...\n", *hostPort)
 		os.Exit(1)
 	}
 	if err != nil {

@@ -1,12 +1,14 @@
 // Command quickstart runs an agent against the fake HITL service in hitltest: it makes one
 // call per review type, forwards each question, waits for the decisions and prints the typed
-// Results.
+// Results, in the order of the calls.
 //
-//	go run ./examples/quickstart               # a scripted reviewer answers; exits in seconds
-//	go run ./examples/quickstart -interactive  # you answer in a browser
+//	go run ./examples/quickstart               # a scripted reviewer, Ana, answers; exits in seconds
+//	go run ./examples/quickstart -interactive  # you answer in a browser; every case waits for you
 //
-// In the scripted run, one case expires (its default_action applies; no human decided) and
-// one is cancelled.
+// A fake service on 127.0.0.1 plays the other side. In the scripted run a reviewer, Ana,
+// answers in its review pages: three cases are completed, one is cancelled, and one is left
+// to expire after 3 s (its default_action applies; no human decided). With -interactive no
+// case expires: the run ends when you have answered all five (or at Ctrl-C).
 package main
 
 import (
@@ -47,8 +49,12 @@ var calls = []call{
 	{"selection", ""},
 	{"input", ""},
 	{"confirmation", ""},
-	{"escalation", `{"timeout":"3s","default_action":"abort"}`},
+	{"escalation", ""},
 }
+
+// scriptedExpiry is the escalation's lifetime in the scripted run, where Ana leaves it to
+// expire; with -interactive it lives the fake's default 24 hours.
+const scriptedExpiry = `{"timeout":"3s","default_action":"abort"}`
 
 func run(ctx context.Context, out io.Writer, interactive bool) error {
 	svc := hitltest.Start()
@@ -60,12 +66,17 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 		defer mu.Unlock()
 		fmt.Fprintf(out, format, args...)
 	}
+	forwarded := make(chan struct{}, 1)
 	forward := func(_ context.Context, it *hitl.Interrupt) error {
 		link := withoutQuery(it.ReviewURL()) // a log line never shows the token
 		if interactive {
 			link = it.ReviewURL() // the person at this terminal is the reviewer
 		}
 		say("→ to the human: %s\n  review: %s\n", it.Prompt(), link)
+		select {
+		case forwarded <- struct{}{}:
+		default: // a reminder: the question was already printed
+		}
 		return nil
 	}
 	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
@@ -73,22 +84,36 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 		return err
 	}
 	if interactive {
-		say("Open each review link in a browser and answer it; Ctrl-C stops.\n")
+		say("A fake HITL service on %s plays the service; you are the reviewer.\n", svc.URL)
+		say("Open each review link in a browser and answer it. Every case waits for you (none expires);\n")
+		say("the run ends when all five are answered. Ctrl-C stops.\n\n")
 	} else {
+		say("A fake HITL service on %s plays the service, and a scripted reviewer, Ana, answers\n", svc.URL)
+		say("in its review pages: three cases completed, one cancelled, one left to expire after 3 s.\n")
+		say("Run with -interactive to be the reviewer yourself.\n\n")
 		done := make(chan struct{})
 		defer close(done)
 		go reviewer(svc, done)
 	}
 
+	// The calls run at once, as an agent's would; each starts once the previous question was
+	// forwarded, so the questions print in the order of the calls.
 	results := make([]*hitl.Result, len(calls))
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		if !interactive && c.reviewType == "escalation" {
+			c.body = scriptedExpiry
+		}
+		returned := make(chan struct{})
+		wg.Go(func() {
+			defer close(returned)
 			results[i], errs[i] = agentCall(ctx, client, svc.URL, c)
-		}()
+		})
+		select {
+		case <-forwarded:
+		case <-returned:
+		}
 	}
 	wg.Wait()
 
@@ -139,7 +164,7 @@ func reviewer(svc *hitltest.Server, done <-chan struct{}) {
 		case "confirmation":
 			_ = svc.Cancel(id, "the emails are no longer needed")
 		case "escalation":
-			// Left alone: it expires after 3 s and its default_action applies.
+			// Left alone: it expires after 3 s (scriptedExpiry) and its default_action applies.
 		}
 	}
 }

@@ -7,14 +7,20 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// expires is where a review page states the case's expiry.
+var expires = regexp.MustCompile(` · expires ([^<]+)</p>`)
 
 // TestScripted runs the quickstart as `go run ./examples/quickstart` does and checks each
 // typed Result it prints.
@@ -34,6 +40,19 @@ func TestScripted(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
+	}
+	if !strings.HasPrefix(text, "A fake HITL service on http://127.0.0.1:") || !strings.Contains(text, "a scripted reviewer, Ana, answers") {
+		t.Errorf("the first lines do not say who plays the other side:\n%s", text)
+	}
+	// The questions print in the order of the calls, every run.
+	var prompts []string
+	for _, line := range strings.Split(text, "\n") {
+		if p, ok := strings.CutPrefix(line, "→ to the human: "); ok {
+			prompts = append(prompts, strings.Fields(p)[0])
+		}
+	}
+	if diff := cmp.Diff([]string{"Approve", "Select", "Provide", "Confirm", "Deployment"}, prompts); diff != "" {
+		t.Errorf("forwarded questions (-want +got):\n%s", diff)
 	}
 	if strings.Count(text, "?token=…") != 5 || strings.Count(text, "token=") != 5 {
 		t.Errorf("review links not redacted:\n%s", text)
@@ -74,6 +93,14 @@ func TestInteractive(t *testing.T) {
 			page.Body.Close()
 			if page.StatusCode != 200 || !strings.Contains(string(body), `value="`+action+`"`) {
 				t.Fatalf("review page %d lacks a %s button", page.StatusCode, action)
+			}
+			// Every case waits for the person: none expires within the hour.
+			m := expires.FindSubmatch(body)
+			if m == nil {
+				t.Fatalf("review page of %q states no expiry", prompt)
+			}
+			if at, err := time.Parse("2 Jan 2006, 15:04 MST", string(m[1])); err != nil || at.Before(time.Now().Add(time.Hour)) {
+				t.Errorf("%q expires at %s (%v); want no expiry within the hour in an interactive run", prompt, m[1], err)
 			}
 			form := url.Values{"action": {action}}
 			switch action { // what a person fills in before submitting

@@ -1,7 +1,9 @@
 // Command toolapproval runs an agent that calls another agent over A2A: the callee wants to
 // delete files and pauses its task for tool approval (input-required), the way Hector does.
 // The calling agent puts each question to its human, resumes the task with the answer, and
-// prints the outcome. It then calls through a relay that holds the task until an
+// prints the outcome. The file agent asks twice within the one task, as an agent does that
+// needs approval for each of two tool calls: after the first answer the task pauses again,
+// and Run asks again, until the task ends (a deny ends it at once). It then calls through a relay that holds the task until an
 // administrator decides.
 //
 //	go run ./examples/toolapproval              # answers "approve" by itself; exits at once
@@ -51,7 +53,8 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 		return err
 	}
 	ep := agent.Endpoint(b)
-	fmt.Fprintf(out, "Calling the file agent over %s.\n", b)
+	fmt.Fprintf(out, "Calling the file agent over %s. It asks for approval twice in one task, once per\n", b)
+	fmt.Fprintln(out, "tool call; each answer resumes the same task, which then pauses again or ends.")
 	ev, err := c.Send(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete last month's reports.")}}, nil)
 	if err != nil {
 		return err
@@ -103,8 +106,10 @@ func terminalAsker(out io.Writer, in io.Reader) a2a.Asker {
 	if in != nil {
 		lines = bufio.NewScanner(in)
 	}
+	n := 0
 	return func(ctx context.Context, p *a2a.Pause) (a2a.Answer, error) {
-		fmt.Fprintf(out, "Question: %s\n", p.Prompt())
+		n++
+		fmt.Fprintf(out, "Question %d of task %s: %s\n", n, p.TaskID, p.Prompt())
 		if lines == nil {
 			fmt.Fprintln(out, "Answer: approve")
 			return a2a.HectorDecision(true), nil
