@@ -53,7 +53,7 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 		_, err := person.Resume(ctx, pauses[i], a2a.HectorDecision(true))
 		return err
 	}
-	return runWaits(ctx, cfg, r, &cnt, wait, answer, func() {
+	return runWaits(ctx, cfg, r, &cnt, 0, wait, answer, func() {
 		tr.CloseIdleConnections()
 		personHC.CloseIdleConnections()
 	})

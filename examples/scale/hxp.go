@@ -60,7 +60,7 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 		_, err := human.Resolve(ctx, created[i].RequestID, "Approve", "")
 		return err
 	}
-	return runWaits(ctx, cfg, r, &cnt, wait, answer, func() {
+	return runWaits(ctx, cfg, r, &cnt, 0, wait, answer, func() {
 		tr.CloseIdleConnections()
 		personHC.CloseIdleConnections()
 	})

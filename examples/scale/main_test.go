@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 func TestSmoke(t *testing.T) {
 	var out bytes.Buffer
 	cfg := config{Window: time.Second, RetryAfter: time.Second, Seed: 1}
-	rows, err := measureAll(t.Context(), cfg, "20", "poll,sse,callback,a2a,hxp,store")
+	rows, err := measureAll(t.Context(), cfg, "20", "poll,sse,callback,a2a,hxp,store", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

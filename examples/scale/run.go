@@ -22,8 +22,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/filestore"
@@ -199,13 +199,16 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	}
 	var cbURL string
 	closeReceiver := func() {}
+	receiver := 0 // goroutines of the callback receiver, which the cleanup ends
 	if way == "callback" {
 		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{MaxKept: 2 * n})
 		if err != nil {
 			return r, err
 		}
+		g := runtime.NumGoroutine()
 		srv := httptest.NewServer(cb)
 		defer srv.Close()
+		receiver = runtime.NumGoroutine() - g
 		closeReceiver = srv.Close
 		cbURL = srv.URL + "/hitl/callback"
 		opts = append(opts, hitl.WithCallbacks(cb))
@@ -234,7 +237,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 		counted = &naiveCounter
 	}
 	var closed sync.Once
-	r, err = runWaits(ctx, cfg, r, counted, wait, answer, func() {
+	r, err = runWaits(ctx, cfg, r, counted, receiver, wait, answer, func() {
 		tr.CloseIdleConnections()
 		person.CloseIdleConnections()
 		closed.Do(closeReceiver) // the callback receiver's connections are the server's, not the waits'
@@ -247,8 +250,10 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 
 // runWaits is one measurement: n waits started at once (wait(i) for each), measured once
 // they settled, each decided (answer(i)) at a random time within the window, then the
-// results and the goroutines left after cleanup. cnt counts the waits' traffic.
-func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer func(i int) error, cleanup func()) (row, error) {
+// results and the goroutines left after cleanup. cnt counts the waits' traffic. owned is how
+// many goroutines running before the waits began the cleanup ends (the callback receiver's):
+// they are no wait's, so they leave the baseline the goroutines left are counted against.
+func runWaits(ctx context.Context, cfg config, r row, cnt *counter, owned int, wait, answer func(i int) error, cleanup func()) (row, error) {
 	n := r.Waits
 	before := snap()
 	type done struct {
@@ -340,11 +345,13 @@ func runWaits(ctx context.Context, cfg config, r row, cnt *counter, wait, answer
 		if !backoff.Pause(ctx, 100*time.Millisecond, nil) {
 			return r, ctx.Err()
 		}
-		if runtime.NumGoroutine() <= before.goroutines {
+		if runtime.NumGoroutine() <= before.goroutines-owned {
 			break
 		}
 	}
-	r.Leftover = runtime.NumGoroutine() - before.goroutines
+	// Fewer than the baseline means goroutines from before the waits ended, none of a wait's
+	// is left.
+	r.Leftover = max(0, runtime.NumGoroutine()-(before.goroutines-owned))
 	if r.Leftover > 0 && os.Getenv("SCALE_DUMP") != "" { // to see what is left
 		_ = pprof.Lookup("goroutine").WriteTo(os.Stderr, 1)
 	}
@@ -464,22 +471,64 @@ func naiveWait(ctx context.Context, pollURL string) error {
 	}
 }
 
+// printTable prints the table of rows: printHeader, then printRow for each.
 func printTable(out io.Writer, cfg config, rows []row) {
+	printHeader(out, cfg)
+	for _, r := range rows {
+		printRow(out, r)
+	}
+}
+
+// columns are the table's headings and widths: each row is printed as it finishes, so the
+// widths are fixed rather than fitted to the rows.
+var columns = []struct {
+	name  string
+	width int
+}{
+	{"way", 9}, {"waits", 7}, {"measured after", 15}, {"heap/wait", 11}, {"RSS/wait", 11},
+	{"goroutines/wait", 16}, {"sockets", 8}, {"requests", 9}, {"minimum", 9}, {"KiB/case", 9},
+	{"last decision→last return", 26}, {"p50", 9}, {"p99", 9}, {"left", 5}, {"failed", 7}, {"store/wait", 11},
+}
+
+// printHeader prints the machine, the settings and the column headings.
+func printHeader(out io.Writer, cfg config) {
 	proto := "HTTPS with HTTP/2"
 	if cfg.HTTP1 {
 		proto = "plain HTTP/1.1"
 	}
 	fmt.Fprintf(out, "%d cores, %s, %s/%s; %s; window %v, Retry-After %v\n\n", runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, proto, cfg.Window, cfg.RetryAfter)
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "way\twaits\tmeasured after\theap/wait\tRSS/wait\tgoroutines/wait\tsockets\trequests\tminimum\tKiB/case\tlast decision→last return\tp50\tp99\tleft\tfailed\tstore/wait\t")
-	for _, r := range rows {
-		store := "-"
-		if r.StorePerWait > 0 {
-			store = fmt.Sprintf("%.1f KiB", r.StorePerWait/1024)
-		}
-		fmt.Fprintf(w, "%s\t%d\t%v\t%.1f KiB\t%.1f KiB\t%.2f\t%d\t%d\t%d\t%.2f\t%v\t%v\t%v\t%d\t%d\t%s\t\n", r.Way, r.Waits, r.MeasuredAfter.Round(100*time.Millisecond),
-			r.HeapPerWait/1024, r.RSSPerWait/1024, r.GoroutinesPerWait, r.Sockets, r.Requests, r.MinRequests, float64(r.Bytes)/1024/float64(r.Waits),
-			r.LastDecisionToDone.Round(time.Millisecond), r.P50.Round(time.Millisecond), r.P99.Round(time.Millisecond), r.Leftover, r.Failed, store)
+	cells := make([]string, len(columns))
+	for i, c := range columns {
+		cells[i] = c.name
 	}
-	_ = w.Flush()
+	printCells(out, cells)
+}
+
+// printRow prints one row, right-aligned under the headings.
+func printRow(out io.Writer, r row) {
+	store := "-"
+	if r.StorePerWait > 0 {
+		store = fmt.Sprintf("%.1f KiB", r.StorePerWait/1024)
+	}
+	printCells(out, []string{r.Way, strconv.Itoa(r.Waits), r.MeasuredAfter.Round(100 * time.Millisecond).String(),
+		fmt.Sprintf("%.1f KiB", r.HeapPerWait/1024), fmt.Sprintf("%.1f KiB", r.RSSPerWait/1024),
+		fmt.Sprintf("%.2f", r.GoroutinesPerWait), strconv.Itoa(r.Sockets), strconv.FormatInt(r.Requests, 10),
+		strconv.FormatInt(r.MinRequests, 10), fmt.Sprintf("%.2f", float64(r.Bytes)/1024/float64(r.Waits)),
+		r.LastDecisionToDone.Round(time.Millisecond).String(), r.P50.Round(time.Millisecond).String(),
+		r.P99.Round(time.Millisecond).String(), strconv.Itoa(r.Leftover), strconv.Itoa(r.Failed), store})
+}
+
+func printCells(out io.Writer, cells []string) {
+	var b strings.Builder
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		if pad := columns[i].width - utf8.RuneCountInString(c); pad > 0 {
+			b.WriteString(strings.Repeat(" ", pad))
+		}
+		b.WriteString(c)
+	}
+	b.WriteString("\n")
+	_, _ = io.WriteString(out, b.String())
 }
