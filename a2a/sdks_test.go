@@ -401,3 +401,43 @@ func TestDecisionWhateverTheAgentDid(t *testing.T) {
 		t.Errorf("final states: %s/%s and %s/%s", r1.Status, t1.State, r2.Status, t2.State)
 	}
 }
+
+// TestSubscriptionClosedAfterAnError: a subscription that carries an error event and then
+// stays open and silent is closed by the client at once, not held until the wait ends.
+func TestSubscriptionClosedAfterAnError(t *testing.T) {
+	ended := make(chan struct{}, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			ID     int64  `json:"id"`
+			Method string `json:"method"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &in)
+		if in.Method != "SubscribeToTask" {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":{"id":"t1","status":{"state":"TASK_STATE_AUTH_REQUIRED"}}}`, in.ID)
+			return
+		}
+		defer func() { ended <- struct{}{} }()
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"error\":{\"code\":-32603,\"message\":\"busy\"}}\n\n", in.ID)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // open and silent until the client goes
+	}))
+	defer srv.Close()
+	c := newClient(t, a2a.WithHTTPClient(srv.Client()))
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = c.Wait(ctx, &a2a.Pause{Class: a2a.ClassAuthRequired, Endpoint: a2a.Endpoint{URL: srv.URL, Binding: a2a.JSONRPC10}, TaskID: "t1"}, &a2a.WaitOptions{Stream: true})
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		t.Error("the subscription was held open until the wait ended")
+	}
+	cancel()
+	<-done
+}

@@ -190,7 +190,9 @@ func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, last *S
 	if err != nil {
 		return err
 	}
-	defer httpx.DrainClose(resp.Body)
+	// Closed, never drained: after an in-stream error the agent may hold the stream open
+	// and silent, and a drain would wait on it.
+	defer resp.Body.Close()
 	if err := streamRefused(resp, c.maxBody, wantID); err != nil {
 		if temporary(err) {
 			return err
