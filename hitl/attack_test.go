@@ -234,7 +234,8 @@ func TestDoTrickledAnswer(t *testing.T) {
 // refused by the early check, before anything is dialled.
 func TestPrivateHostSpellings(t *testing.T) {
 	for _, host := range []string{"2130706433", "0x7f.1", "127.1", "0177.0.0.1", "0x7f000001", "localhost.", "a.localhost.",
-		"LOCALHOST", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "0.0.0.0", "0", "100.64.0.1", "012.0.0.1"} {
+		"LOCALHOST", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "0.0.0.0", "0", "100.64.0.1", "012.0.0.1",
+		"[64:ff9b::a00:1]", "[64:ff9b::a9fe:a9fe]", "[64:ff9b:1:ffff::7f00:1]", "[::ffff:0:a00:1]"} {
 		t.Run(host, func(t *testing.T) {
 			body := with(func(h map[string]any) { h["poll_url"] = "https://" + host + "/reviews/abc123/status" })
 			_, err := hitl.Detect(response202(t, "https://api.svc.example/v1/search", body), nil)
@@ -244,7 +245,7 @@ func TestPrivateHostSpellings(t *testing.T) {
 			}
 		})
 	}
-	for _, host := range []string{"1.2.3.4", "api.example.com", "8.8.8.8", "0x7f.example", "127.example"} {
+	for _, host := range []string{"1.2.3.4", "api.example.com", "8.8.8.8", "0x7f.example", "127.example", "[64:ff9b::808:808]"} {
 		body := with(func(h map[string]any) { h["poll_url"] = "https://" + host + "/reviews/abc123/status" })
 		if _, err := hitl.Detect(response202(t, "https://api.svc.example/v1/search", body), nil); err != nil {
 			t.Errorf("%s: Detect = %v, want accepted", host, err)

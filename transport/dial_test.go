@@ -49,6 +49,8 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 		"zero.example":    addrs("0.0.0.0"),
 		"mixed.example":   addrs("93.184.215.14", "127.0.0.1"),
 		"v6local.example": addrs("fd00::1"),
+		"nat64.example":   addrs("64:ff9b::a00:1"),
+		"siit.example":    addrs("::ffff:0:7f00:1"),
 	}
 	for name := range table {
 		t.Run(name, func(t *testing.T) {
@@ -90,6 +92,11 @@ func TestPublicAddr(t *testing.T) {
 		"127.0.0.1": false, "127.9.9.9": false, "::1": false, "10.0.0.1": false, "172.16.0.1": false,
 		"192.168.0.1": false, "169.254.169.254": false, "fe80::1": false, "fd12::1": false, "0.0.0.0": false,
 		"::": false, "::ffff:10.0.0.1": false, "100.64.0.1": false, "224.0.0.1": false, "0.1.2.3": false,
+		// NAT64 and IPv4-translated forms carry the IPv4 address they reach.
+		"64:ff9b::a00:1": false, "64:ff9b::7f00:1": false, "64:ff9b::a9fe:a9fe": false, "64:ff9b::808:808": true,
+		"64:ff9b:1::a00:1": false, "64:ff9b:1:a00:1::": false, "64:ff9b:1:a:0:100::": false, "64:ff9b:1::808:808": true,
+		"64:ff9b:1:808:8:800::": true, "64:ff9b:1:ffff::808:808": true, "64:ff9b:1:ffff::a00:1": false,
+		"::ffff:0:a00:1": false, "::ffff:0:808:808": true, "::a00:1": false,
 	} {
 		if got := transport.PublicAddr(netip.MustParseAddr(a)); got != want {
 			t.Errorf("PublicAddr(%s) = %v, want %v", a, got, want)
