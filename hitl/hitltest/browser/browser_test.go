@@ -21,16 +21,34 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// browser starts a headless Chromium with a phone-sized window, for one test.
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := chromedp.DefaultExecAllocatorOptions[:]
-	for _, name := range []string{"chromium", "chromium-browser", "headless_shell", "google-chrome"} {
+// chromiums are the names Chromium goes by on PATH: Debian's and Ubuntu's packages, and
+// the headless-only build.
+var chromiums = []string{"chromium", "chromium-browser", "headless_shell"}
+
+// findChromium returns the path of the first Chromium on PATH, or "".
+func findChromium() string {
+	for _, name := range chromiums {
 		if p, err := exec.LookPath(name); err == nil {
-			opts = append(opts[:len(opts):len(opts)], chromedp.ExecPath(p))
-			break
+			return p
 		}
 	}
+	return ""
+}
+
+// browser starts a headless Chromium with a phone-sized window, for one test. Without a
+// Chromium on PATH the test is skipped, or fails under CI (HITLKIT_CI set), which installs
+// one.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := findChromium()
+	if path == "" {
+		msg := "no Chromium on PATH (looked for " + strings.Join(chromiums, ", ") + "); install Debian's chromium package: apt-get install chromium"
+		if os.Getenv("HITLKIT_CI") != "" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
