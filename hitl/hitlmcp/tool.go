@@ -17,8 +17,8 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 )
 
-// DefaultCheck is how long a tool call with a requestState waits for the human's decision
-// before it answers "not done".
+// DefaultCheck is how long a tool call waits for the human's decision before it answers
+// "not done" (see [Tool] for which calls wait).
 const DefaultCheck = 5 * time.Second
 
 // DefaultStateTTL is how long a requestState stays valid when the case gives no expiry.
@@ -89,8 +89,8 @@ type Tool struct {
 	// (resp is nil) — completed, expired with the default applied, or cancelled. An error it
 	// returns reaches the client as an isError result.
 	Result func(ctx context.Context, resp *http.Response, r *hitl.Result) (*mcp.CallToolResult, error)
-	// Check is how long a call with a requestState waits for the decision; 0 means
-	// DefaultCheck.
+	// Check is how long a call waits for the decision before it answers "not done"; 0
+	// means DefaultCheck.
 	Check time.Duration
 	// Caller names who calls, and a requestState only opens for the same caller. nil means
 	// the authenticated user the transport reports (RequestExtra.TokenInfo.UserID), or

@@ -8,27 +8,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { profile } from './profile.mjs';
 
 let approved = false; // the person has finished on the deploy page (any session)
-
-// profile asks for every field type an elicitation schema has, the four formats included.
-const profile = {
-  type: 'object',
-  required: ['name', 'email'],
-  properties: {
-    name: { type: 'string', minLength: 2, maxLength: 20 },
-    email: { type: 'string', format: 'email' },
-    site: { type: 'string', format: 'uri' },
-    born: { type: 'string', format: 'date' },
-    at: { type: 'string', format: 'date-time' },
-    age: { type: 'integer', minimum: 0, maximum: 150 },
-    score: { type: 'number', minimum: 0, maximum: 1 },
-    ok: { type: 'boolean' },
-    size: { type: 'string', enum: ['s', 'm', 'l'] },
-    tier: { type: 'string', oneOf: [{ const: 'gold', title: 'Gold' }, { const: 'free', title: 'Free' }] },
-    toppings: { type: 'array', minItems: 1, items: { type: 'string', enum: ['ham', 'egg', 'kale'] } },
-  },
-};
 
 function build() {
   const server = new McpServer({ name: 'ts-v1-server', version: '1' });

@@ -5,19 +5,7 @@
 import { createServer } from 'node:http';
 import { McpServer, createMcpHandler, inputRequired, inputResponse } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-
-const profile = {
-  type: 'object',
-  required: ['name', 'email'],
-  properties: {
-    name: { type: 'string', minLength: 2, maxLength: 20 },
-    email: { type: 'string', format: 'email' },
-    born: { type: 'string', format: 'date' },
-    age: { type: 'integer', minimum: 0, maximum: 150 },
-    ok: { type: 'boolean' },
-    size: { type: 'string', enum: ['s', 'm', 'l'] },
-  },
-};
+import { profile } from './profile.mjs';
 
 let calls = 0; // the process outlives the per-request server instances
 
