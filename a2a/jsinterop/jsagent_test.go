@@ -347,3 +347,28 @@ func TestJSClientAgainstFake(t *testing.T) {
 		})
 	}
 }
+
+// TestFailedTask: an agent whose executor throws ends the task failed, sent and streamed;
+// the Result says so with the agent's reason.
+func TestFailedTask(t *testing.T) {
+	p := need(t)
+	for _, b := range bindings {
+		t.Run(string(b), func(t *testing.T) {
+			c := newClient(t)
+			sent, err := c.Send(ctx(t), p.endpoint(b), say("crash"), nil)
+			if err != nil || sent.Task == nil {
+				t.Fatalf("Send = %+v, %v", sent, err)
+			}
+			streamed, err := c.SendStream(ctx(t), p.endpoint(b), say("crash"), nil)
+			if err != nil || streamed.Task == nil {
+				t.Fatalf("SendStream = %+v, %v", streamed, err)
+			}
+			for _, task := range []*a2a.Task{sent.Task, streamed.Task} {
+				r := a2a.ResultOf(task, "", false)
+				if a2a.Track(p.endpoint(b), task) != nil || r == nil || r.Status != transport.StatusFailed || !strings.Contains(r.Reason, "file service is down") {
+					t.Errorf("task %+v: Result %v", task, r)
+				}
+			}
+		})
+	}
+}

@@ -5,7 +5,7 @@
 // Each task asks whether a file may be deleted (a text part and a tool_approval data part) and
 // ends completed on "approve", rejected on anything else. The first message's words choose a
 // variant: "auth" asks for authorisation first, "slow" works until released, "twice" asks two
-// questions. Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
+// questions, "crash" fails (the executor throws). Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
 // event stream is cut after its first event), requests (what was asked, in order), streams
 // (how many event streams are open).
 import http from 'node:http';
@@ -123,6 +123,7 @@ const executor = {
         bus.publish(status(ctx, TaskState.TASK_STATE_WORKING));
       }
       if (said.includes('slow')) await gate(`release:${ctx.taskId}`);
+      if (said.includes('crash')) throw new Error('the file service is down');
       ask(ctx, bus);
       bus.finished();
       return;
