@@ -27,6 +27,8 @@ type question struct {
 	// nil while no Asker waits.
 	pause   *a2a.Pause
 	answers chan a2a.Answer
+	// stored: taken from the store after a restart; its message may not show its buttons.
+	stored bool
 	// busy: a click is being submitted, and settled is closed when it is through; by and
 	// answer: who decided it in Slack, and how.
 	busy       bool
@@ -56,29 +58,37 @@ func (b *Bot) Forwarder(t Target) hitl.Forwarder {
 		if it.Task != nil {
 			kind = kindA2A
 		}
-		q := &question{kind: kind, it: it, pause: it.Task}
-		q.msg = b.renderInterrupt(it, it.Task)
-		ch, err := b.channel(ctx, t)
-		if err != nil {
+		q := &question{kind: kind, it: it, pause: it.Task, msg: b.renderInterrupt(it, it.Task)}
+		if err := b.publish(ctx, t, q); err != nil {
 			return err
 		}
-		b.posts(1)
-		defer b.posts(-1)
-		ts, err := b.post(ctx, ch, q.msg, "")
-		if err != nil {
-			return err
-		}
-		q.key = msgKey{ch, ts}
 		labels := maps.Clone(it.Labels)
 		if labels == nil {
 			labels = make(map[string]string, 3)
 		}
-		labels[LabelChannel], labels[LabelTS], labels[LabelAgent] = ch, ts, b.agent
+		labels[LabelChannel], labels[LabelTS], labels[LabelAgent] = q.key.channel, q.key.ts, b.agent
 		it.Labels = labels
-		b.keep(q)
-		b.logger.LogAttrs(ctx, slog.LevelDebug, "hitlslack: posted", slog.String("id", it.ID()), slog.String("channel", ch), slog.String("ts", ts))
+		b.logger.LogAttrs(ctx, slog.LevelDebug, "hitlslack: posted", slog.String("id", it.ID()), slog.String("channel", q.key.channel), slog.String("ts", q.key.ts))
 		return nil
 	}
+}
+
+// publish posts q's message to t and registers q under it. A click that arrives between
+// Slack's posting and the registration waits for the registration (see Bot.lookup).
+func (b *Bot) publish(ctx context.Context, t Target, q *question) error {
+	ch, err := b.channel(ctx, t)
+	if err != nil {
+		return err
+	}
+	b.posts(1)
+	defer b.posts(-1)
+	ts, err := b.post(ctx, ch, q.msg, "")
+	if err != nil {
+		return err
+	}
+	q.key = msgKey{ch, ts}
+	b.keep(q)
+	return nil
 }
 
 // posts counts a post beginning (1) or over (-1), and wakes the clicks waiting for one.
@@ -188,24 +198,18 @@ func (b *Bot) ask(ctx context.Context, t Target, p *a2a.Pause) (*question, error
 	}
 	m := b.renderInterrupt(it, p)
 	if q == nil {
-		ch, err := b.channel(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		b.posts(1)
-		defer b.posts(-1)
-		ts, err := b.post(ctx, ch, m, "")
-		if err != nil {
-			return nil, err
-		}
-		q = &question{key: msgKey{ch, ts}, kind: kindA2A, it: it}
-	} else if !sameMessage(q.msg, m) {
+		q = &question{kind: kindA2A, it: it, pause: p, msg: m}
+		return q, b.publish(ctx, t, q)
+	}
+	if q.stored || !sameMessage(q.msg, m) {
+		// A question taken from the store may have been answered by a process that stopped
+		// before the agent had the answer: its buttons are shown again.
 		if err := b.update(ctx, q.key, m); err != nil {
 			return nil, err
 		}
 	}
 	b.mu.Lock()
-	q.msg, q.pause = m, p
+	q.msg, q.pause, q.stored = m, p, false
 	b.mu.Unlock()
 	b.keep(q)
 	return q, nil
@@ -243,7 +247,7 @@ func (b *Bot) fromStore(ctx context.Context, match func(*hitl.Interrupt) bool) *
 		if !ok || !match(it) {
 			continue
 		}
-		q := &question{key: k, kind: kindHITL, it: it, pause: it.Task}
+		q := &question{key: k, kind: kindHITL, it: it, pause: it.Task, stored: true}
 		if it.Task != nil {
 			q.kind = kindA2A
 		}
@@ -272,20 +276,7 @@ func (b *Bot) ForwardHXP(ctx context.Context, t Target, cr *hxp.Created) error {
 	if cr.RequestID == "" || strings.ContainsAny(cr.RequestID, "|\n") || len(cr.RequestID) > 128 {
 		return errors.New("hitlslack: ForwardHXP: unusable request id")
 	}
-	q := &question{kind: kindHXP, req: cr, msg: b.renderHXP(cr)}
-	ch, err := b.channel(ctx, t)
-	if err != nil {
-		return err
-	}
-	b.posts(1)
-	defer b.posts(-1)
-	ts, err := b.post(ctx, ch, q.msg, "")
-	if err != nil {
-		return err
-	}
-	q.key = msgKey{ch, ts}
-	b.keep(q)
-	return nil
+	return b.publish(ctx, t, &question{kind: kindHXP, req: cr, msg: b.renderHXP(cr)})
 }
 
 // Finish shows r, the Result of it, on its Slack message — the decision and who made it,
@@ -318,14 +309,7 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) er
 	if by == "" && r.DecidedByHuman() {
 		by = slackSubmitter(r)
 	}
-	if by != "" {
-		rb := hitl.Responder{}
-		if r.RespondedBy != nil {
-			rb = *r.RespondedBy
-		}
-		rb.Platform, rb.PlatformUserID = "slack", by
-		r.RespondedBy = &rb
-	}
+	namedInSlack(r, by)
 	m := b.renderInterrupt(it, it.Task)
 	if q != nil {
 		m = q.msg
@@ -362,14 +346,7 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) err
 	if q == nil {
 		return ErrNotPosted
 	}
-	if by != "" {
-		rb := hitl.Responder{}
-		if r.RespondedBy != nil {
-			rb = *r.RespondedBy
-		}
-		rb.Platform, rb.PlatformUserID = "slack", by
-		r.RespondedBy = &rb
-	}
+	namedInSlack(r, by)
 	text := outcomeText(r, by)
 	if r.Status == hitl.StatusCompleted && len(r.Data) > 0 {
 		shown := string(r.Data)
@@ -441,6 +418,20 @@ func (b *Bot) end(k msgKey, outcome string) {
 		delete(b.ended, b.order[0])
 		b.order = b.order[1:]
 	}
+}
+
+// namedInSlack sets r.RespondedBy's platform to slack and its platform user id to by (a
+// Slack user id), keeping what the service said; nothing when by is "".
+func namedInSlack(r *hitl.Result, by string) {
+	if by == "" {
+		return
+	}
+	rb := hitl.Responder{}
+	if r.RespondedBy != nil {
+		rb = *r.RespondedBy
+	}
+	rb.Platform, rb.PlatformUserID = "slack", by
+	r.RespondedBy = &rb
 }
 
 // slackSubmitter is the Slack user id the service recorded for an inline submission made

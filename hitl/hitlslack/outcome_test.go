@@ -260,15 +260,7 @@ func TestClickAfterRestart(t *testing.T) {
 	before := newAgent(t, api, svc, store, "billing")
 	done := before.call(first, svc, "approval", `{"prompt":"Refund $120?","inline":true}`)
 	posted := fake.await(t, "chat.postMessage", 1)[0]
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if kept, _ := store.List(ctx); len(kept) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the case was not kept")
-		}
-		<-time.After(5 * time.Millisecond)
-	}
+	awaitKept(t, store)
 	stop()
 	if d := <-done; d.err == nil {
 		t.Fatal("the first process's Do returned without its stop")
@@ -354,5 +346,120 @@ func TestPostFailureIsAnError(t *testing.T) {
 	}
 	if err := a.bot.Finish(ctx, d.it, &hitl.Result{}); !errors.Is(err, hitlslack.ErrNotPosted) {
 		t.Errorf("Finish of an unposted case = %v, want ErrNotPosted", err)
+	}
+}
+
+// TestReminderInTheThread: a reminder of the case is posted as a reply in the question's
+// thread, not as a second question.
+func TestReminderInTheThread(t *testing.T) {
+	ctx := t.Context()
+	svc := hitltest.NewServer(t)
+	fake, api := newSlack(t)
+	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
+	done := a.call(ctx, svc, "approval", `{"prompt":"Renew the certificate?","inline":true}`)
+	posted := fake.await(t, "chat.postMessage", 1)[0]
+	id := svc.NextCase(ctx.Done())
+	// Remind once the wait follows the case's event stream: a reminder from before the wait
+	// began is one the person already had.
+	for deadline := time.Now().Add(10 * time.Second); ; <-time.After(5 * time.Millisecond) {
+		streaming := false
+		for _, r := range svc.Requests() {
+			streaming = streaming || strings.HasSuffix(r.Path, "/events")
+		}
+		if streaming {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the wait did not follow the event stream")
+		}
+	}
+	if err := svc.Remind(id, "Still waiting"); err != nil {
+		t.Fatal(err)
+	}
+	reminder := fake.await(t, "chat.postMessage", 2)[1]
+	if reminder.TS != posted.TS || reminder.Channel != posted.Channel || len(buttonNames(reminder.Blocks)) != 0 {
+		t.Errorf("reminder = %v, want a reply in the question's thread", reminder)
+	}
+	_ = svc.Respond(id, "approve", nil, nil)
+	wait(t, done)
+}
+
+// TestToolApprovalAfterRestart: the agent posts an A2A tool approval and stops; the click
+// reaches a new process before it resumes, and the resumed run takes that answer: the agent
+// reads one approval, and the message shows who gave it.
+func TestToolApprovalAfterRestart(t *testing.T) {
+	ctx := t.Context()
+	agent := a2atest.NewAgent(t)
+	fake, api := newSlack(t)
+	store := &hitl.MemoryStore{}
+	process := func() (*hitlslack.Bot, *hitl.Client) {
+		bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"), hitlslack.WithStore(store))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = bot.Close() })
+		c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()), hitl.WithAllowLocalHTTP(), hitl.WithStore(store),
+			hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bot, c
+	}
+	bot, c := process()
+	first, stop := context.WithCancel(ctx)
+	stopped := make(chan error, 1)
+	go func() {
+		ep := agent.Endpoint(a2a.JSONRPC10)
+		req, _ := http.NewRequestWithContext(first, http.MethodPost, ep.URL, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"clean up"}]}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		resp, err := c.Do(first, req, &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: bot.Asker(hitlslack.DM("U0REVIEWER"))}})
+		if resp != nil {
+			_ = resp.Body.Close()
+		}
+		stopped <- err
+	}()
+	posted := fake.await(t, "chat.postMessage", 1)[0]
+	awaitKept(t, store)
+	stop()
+	if err := <-stopped; err == nil {
+		t.Fatal("Do returned without its stop")
+	}
+	_ = bot.Close()
+
+	bot, c = process()
+	h := bot.Handler(c)
+	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, buttons(t, posted.Blocks)["Approve"]), secret, time.Now()))
+	fake.await(t, "chat.update", 1)
+	var got *hitl.Result
+	err := c.Resume(ctx, bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *hitl.Result) error {
+		got = r
+		return nil
+	}), &hitl.WaitOptions{Ask: bot.Asker(hitlslack.DM("U0REVIEWER"))})
+	if err != nil || got == nil || got.Action != "approve" {
+		t.Fatalf("Resume = %v, %v", got, err)
+	}
+	if got.RespondedBy == nil || got.RespondedBy.PlatformUserID != "U0REVIEWER" {
+		t.Errorf("RespondedBy = %+v", got.RespondedBy)
+	}
+	if st, _ := agent.Task(got.CaseID); len(st.Answers) != 1 || st.Answers[0] != "approve" {
+		t.Errorf("the agent read %v, want one approval", st.Answers)
+	}
+	if n := len(fake.of("chat.postMessage")); n != 1 {
+		t.Errorf("%d questions posted, want 1", n)
+	}
+}
+
+// awaitKept waits until the store holds one interrupt: Do keeps it once it is forwarded.
+func awaitKept(t *testing.T, store hitl.Store) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; <-time.After(5 * time.Millisecond) {
+		if kept, _ := store.List(t.Context()); len(kept) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the interrupt was not kept")
+		}
 	}
 }
