@@ -83,6 +83,22 @@ func (b *inbox) all() []*hitl.Interrupt {
 	return append([]*hitl.Interrupt(nil), b.its...)
 }
 
+// formIntact calls the server's form tool, which answers with what it received, and checks
+// that profile arrived accepted and intact.
+func formIntact(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	var got struct {
+		Action  string
+		Content map[string]any
+	}
+	if err := json.Unmarshal([]byte(texter(t)(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"}))), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Action != "accept" || !reflect.DeepEqual(got.Content, profile) {
+		t.Errorf("the server received %+v, want %v", got, profile)
+	}
+}
+
 // profile is an answer to the TypeScript servers' profile form, one value of each type.
 var profile = map[string]any{"name": "Ada", "email": "ada@example.org", "site": "https://example.org", "born": "1815-12-10",
 	"at": "2026-11-24T07:00:00Z", "age": 36.0, "score": 0.5, "ok": true, "size": "m", "tier": "gold", "toppings": []any{"egg", "ham"}}
@@ -113,16 +129,7 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 			cs := connect(hitlmcp.ClientOptions(box.forward, ask))
 
 			answer = profile
-			var got struct {
-				Action  string
-				Content map[string]any
-			}
-			if err := json.Unmarshal([]byte(texter(t)(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"}))), &got); err != nil {
-				t.Fatal(err)
-			}
-			if got.Action != "accept" || !reflect.DeepEqual(got.Content, profile) {
-				t.Errorf("the server received %+v, want %v", got, profile)
-			}
+			formIntact(t, cs)
 
 			bad := map[string]any{}
 			for k, v := range profile {
@@ -186,16 +193,7 @@ func TestTSServerV2AsksGoClient(t *testing.T) {
 				!strings.HasPrefix(forwarded[0].ReviewURL(), "https://deploy.example/approve/call-") {
 				t.Errorf("approve = %q, forwarded %v", text, forwarded)
 			}
-			var got struct {
-				Action  string
-				Content map[string]any
-			}
-			if err := json.Unmarshal([]byte(texter(t)(cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"}))), &got); err != nil {
-				t.Fatal(err)
-			}
-			if got.Action != "accept" || !reflect.DeepEqual(got.Content, profile) {
-				t.Errorf("the server received %+v, want %v", got, profile)
-			}
+			formIntact(t, cs)
 
 			manual := hitlmcp.ClientOptions(box.forward, nil) // declares URL mode; the loop is ours
 			manual.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
