@@ -12,7 +12,8 @@ import (
 // that has data, in order, until handle returns false, r ends, or r fails. It is for streams
 // that are the body of a response the caller already has (an A2A message/stream POST), where
 // Connect's reconnecting GET does not apply. Comments, id:, event: and retry: lines are
-// honoured or skipped as the standard says; multi-line data is joined with "\n"; an event cut
+// honoured or skipped as the standard says (a leading byte order mark, an id: holding NUL, a
+// retry: that is not all digits are ignored); multi-line data is joined with "\n"; an event cut
 // off by the end of r is not delivered. An event larger than maxEvent bytes ends the read
 // with ErrEventTooLarge.
 func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
@@ -23,6 +24,7 @@ func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
 // retry: fields still count.
 func read(r io.Reader, maxEvent int, handle func(ev Event, dispatch bool) bool) error {
 	br := bufio.NewReaderSize(r, 512)
+	skipBOM(br)
 	var (
 		ev      = Event{Retry: -1}
 		data    bytes.Buffer
@@ -74,6 +76,21 @@ func read(r io.Reader, maxEvent int, handle func(ev Event, dispatch bool) bool) 
 				ev.Retry = time.Duration(ms) * time.Millisecond
 			}
 		}
+	}
+}
+
+// bom is the UTF-8 byte order mark: one at the start of a stream is dropped (WHATWG HTML
+// §9.2.6: "a single leading U+FEFF BYTE ORDER MARK character must be ignored").
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// skipBOM drops a byte order mark at the start of br. It looks at a second byte only when the
+// first is the mark's, so a stream whose first event is shorter is not held up.
+func skipBOM(br *bufio.Reader) {
+	if b, err := br.Peek(1); err != nil || b[0] != bom[0] {
+		return
+	}
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
 	}
 }
 
