@@ -34,6 +34,8 @@ type question struct {
 	busy       bool
 	settled    chan struct{}
 	by, answer string
+	// shown is the outcome the message shows, once it shows one.
+	shown string
 }
 
 // Forwarder returns a hitl.Forwarder that posts each interrupt to t as a Block Kit message:
@@ -315,7 +317,7 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) er
 		m = q.msg
 	}
 	text := outcomeText(r, by)
-	err = b.update(ctx, k, ended(m, text))
+	err = b.show(ctx, q, k, m, text)
 	b.end(k, text)
 	if it.Case != nil {
 		b.buttons.Remove(it.Case.CaseID)
@@ -359,9 +361,22 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) err
 			text += " by <@" + escape(by) + ">"
 		}
 	}
-	err := b.update(ctx, q.key, ended(q.msg, text))
+	err := b.show(ctx, q, q.key, q.msg, text)
 	b.end(q.key, text)
 	return err
+}
+
+// show puts the outcome text on the message of k, unless the click already put it there.
+func (b *Bot) show(ctx context.Context, q *question, k msgKey, m message, text string) error {
+	if q != nil {
+		b.mu.Lock()
+		same := q.shown == text
+		b.mu.Unlock()
+		if same {
+			return nil
+		}
+	}
+	return b.update(ctx, k, ended(m, text))
 }
 
 // Resumed returns a ResumeHandler for [hitl.Client.Resume] that shows each Result on its

@@ -172,12 +172,17 @@ func (b *Bot) claim(ctx context.Context, q *question, in *interaction) bool {
 
 // decided records who decided q in Slack and shows it on the message, buttons removed.
 func (b *Bot) decided(ctx context.Context, q *question, in *interaction, answer string) {
+	text := clickedText(answer, in.user)
 	b.mu.Lock()
 	q.by, q.answer = in.user, answer
 	m := q.msg
 	b.mu.Unlock()
-	if err := b.update(ctx, q.key, ended(m, clickedText(answer, in.user))); err != nil {
+	if err := b.update(ctx, q.key, ended(m, text)); err != nil {
 		b.logger.LogAttrs(ctx, slog.LevelWarn, "hitlslack: message not updated", slog.String("channel", q.key.channel), slog.String("err", err.Error()))
+	} else {
+		b.mu.Lock()
+		q.shown = text
+		b.mu.Unlock()
 	}
 	b.unbusy(q)
 }
@@ -231,7 +236,7 @@ func (b *Bot) actHITL(ctx context.Context, c *hitl.Client, q *question, in *inte
 		By: hitl.Submitter{Platform: "slack", PlatformUserID: in.user, DisplayName: in.name}})
 	switch {
 	case err == nil:
-		b.decided(ctx, q, in, action)
+		b.decided(ctx, q, in, title(action))
 	case errors.Is(err, hitl.ErrCaseClosed):
 		b.release(ctx, q, in, "Already decided, or expired: the message shows the outcome once the agent has it.")
 	case errors.Is(err, hitl.ErrUseReviewURL), errors.Is(err, hitl.ErrNotInline):
@@ -288,7 +293,7 @@ func (b *Bot) actA2A(ctx context.Context, q *question, in *interaction) {
 		b.release(ctx, q, in, "The agent is not waiting for this answer right now; try again in a moment.")
 		return
 	}
-	b.decided(ctx, q, in, label)
+	b.decided(ctx, q, in, title(label))
 }
 
 // offered are the answers a tool approval's buttons offer.

@@ -73,7 +73,7 @@ func TestHXPDecideInSlack(t *testing.T) {
 	if err := bot.FinishHXP(ctx, cr, r); err != nil {
 		t.Fatal(err)
 	}
-	last := fake.await(t, "chat.update", 2)[1]
+	last := fake.await(t, "chat.update", 1)[0]
 	if !strings.Contains(last.Text, "us-east-1") || !strings.Contains(last.Text, "U0REVIEWER") || len(buttonNames(last.Blocks)) != 0 {
 		t.Errorf("update = %v", last)
 	}

@@ -289,7 +289,7 @@ func TestClickAfterRestart(t *testing.T) {
 		t.Errorf("%d submissions, want exactly 1", n)
 	}
 	updates := fake.of("chat.update")
-	if len(updates) != 2 || !strings.Contains(updates[1].Text, "Approve* by <@U0REVIEWER>") {
+	if len(updates) != 1 || !strings.Contains(updates[0].Text, "Approve* by <@U0REVIEWER>") {
 		t.Errorf("updates = %v", updates)
 	}
 }

@@ -369,5 +369,5 @@ func outcomeText(r *hitl.Result, by string) string {
 // clickedText is what a message says once someone decided it in Slack, before the wait's
 // Result is known.
 func clickedText(answer, by string) string {
-	return "✅ *" + escape(title(answer)) + "* by <@" + escape(by) + ">"
+	return "✅ *" + escape(answer) + "* by <@" + escape(by) + ">"
 }
