@@ -120,9 +120,17 @@ func (b *Bot) act(ctx context.Context, c *hitl.Client, in *interaction) {
 	}
 }
 
+// maxPostWait bounds how long a click on an unknown message waits for the posts in flight.
+const maxPostWait = 10 * time.Second
+
 // lookup finds the open question of the message clicked (in this process's memory, else in
 // the store), or says how it ended.
 func (b *Bot) lookup(ctx context.Context, in *interaction) (q *question, over string) {
+	// A click may overtake the answer to its own message's post: it waits for the posts in
+	// flight, up to maxPostWait, then takes the message as unknown here.
+	timer := time.NewTimer(maxPostWait)
+	defer timer.Stop()
+wait:
 	for {
 		b.mu.Lock()
 		q = b.open[in.key]
@@ -136,6 +144,8 @@ func (b *Bot) lookup(ctx context.Context, in *interaction) (q *question, over st
 		}
 		select {
 		case <-posted:
+		case <-timer.C:
+			break wait
 		case <-ctx.Done():
 			return nil, ""
 		}

@@ -13,8 +13,9 @@ const (
 	typeViewSubmission = "view_submission"
 )
 
-// ErrBadPayload: an interactivity request whose payload is not one this package reads.
-var ErrBadPayload = errors.New("hitlslack: malformed interaction payload")
+// errBadPayload: an interactivity request whose payload is not one this package reads; the
+// handler answers it 400.
+var errBadPayload = errors.New("hitlslack: malformed interaction payload")
 
 // payload is the part of an interaction payload this package reads.
 type payload struct {
@@ -69,36 +70,36 @@ const (
 )
 
 // parseInteraction reads a form-encoded interactivity body (payload=<JSON>). It returns
-// ErrBadPayload (wrapped, naming what is wrong) for anything it cannot act on; a payload of
+// errBadPayload (wrapped, naming what is wrong) for anything it cannot act on; a payload of
 // another type or with a value this package did not make is (nil, nil): acknowledged and
 // ignored.
 func parseInteraction(body []byte) (*interaction, error) {
 	form, err := url.ParseQuery(string(body))
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a form", ErrBadPayload)
+		return nil, fmt.Errorf("%w: not a form", errBadPayload)
 	}
 	raw := form.Get("payload")
 	if raw == "" {
-		return nil, fmt.Errorf("%w: no payload", ErrBadPayload)
+		return nil, fmt.Errorf("%w: no payload", errBadPayload)
 	}
 	var p payload
 	if err := json.Unmarshal([]byte(raw), &p); err != nil {
-		return nil, fmt.Errorf("%w: not JSON of the expected shape", ErrBadPayload)
+		return nil, fmt.Errorf("%w: not JSON of the expected shape", errBadPayload)
 	}
 	if p.User.ID == "" || len(p.User.ID) > maxID {
-		return nil, fmt.Errorf("%w: user.id", ErrBadPayload)
+		return nil, fmt.Errorf("%w: user.id", errBadPayload)
 	}
 	in := &interaction{kind: p.Type, user: p.User.ID, name: clip(p.User.Name, maxID), trigger: p.TriggerID}
 	if in.name == "" {
 		in.name = clip(p.User.Username, maxID)
 	}
 	if len(in.trigger) > 256 {
-		return nil, fmt.Errorf("%w: trigger_id", ErrBadPayload)
+		return nil, fmt.Errorf("%w: trigger_id", errBadPayload)
 	}
 	switch p.Type {
 	case typeBlockActions:
 		if len(p.Actions) == 0 {
-			return nil, fmt.Errorf("%w: no action", ErrBadPayload)
+			return nil, fmt.Errorf("%w: no action", errBadPayload)
 		}
 		v, ok := parseValue(p.Actions[0].Value)
 		if !ok {
@@ -124,13 +125,13 @@ func parseInteraction(body []byte) (*interaction, error) {
 		in.value, in.key = v, msgKey{meta.Channel, meta.TS}
 		in.text = p.View.State.Values[inputBlock][inputAction].Value
 		if len(in.text) > maxText {
-			return nil, fmt.Errorf("%w: answer over %d bytes", ErrBadPayload, maxText)
+			return nil, fmt.Errorf("%w: answer over %d bytes", errBadPayload, maxText)
 		}
 	default:
 		return nil, nil
 	}
 	if in.key.channel == "" || in.key.ts == "" || len(in.key.channel) > maxID || len(in.key.ts) > maxID {
-		return nil, fmt.Errorf("%w: no message", ErrBadPayload)
+		return nil, fmt.Errorf("%w: no message", errBadPayload)
 	}
 	return in, nil
 }
