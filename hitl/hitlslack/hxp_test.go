@@ -115,3 +115,41 @@ func TestHXPProvideInAModal(t *testing.T) {
 		t.Fatalf("value = %v, %v; want 2500", got, err)
 	}
 }
+
+// TestHXPRejectWithAReason: an APPROVE whose rejection needs a reason shows its item and
+// details; Reject… opens a modal, and its text is the reason the request is resolved with.
+func TestHXPRejectWithAReason(t *testing.T) {
+	ctx := t.Context()
+	agent, fake, bot, h := hxpSetup(t)
+	cr, err := agent.Create(ctx, &hxp.Request{Role: hxp.RoleOwner, TimeoutSeconds: 3600, Fallback: hxp.FallbackPause,
+		Approve: &hxp.Approve{Item: "the Q3 vendor contract", Details: json.RawMessage(`{"vendor":"Acme","amount_eur":48000}`), RejectRequiresReason: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
+		t.Fatal(err)
+	}
+	posted := fake.await(t, "chat.postMessage", 1)[0]
+	if !strings.Contains(posted.Blocks, "Q3 vendor contract") || !strings.Contains(posted.Blocks, "48000") {
+		t.Errorf("the item and its details are not shown: %s", posted.Blocks)
+	}
+	btns := buttons(t, posted.Blocks)
+	if btns["Approve"] == "" || btns["Reject…"] == "" {
+		t.Fatalf("buttons = %v", buttonNames(posted.Blocks))
+	}
+	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["Reject…"]), secret, time.Now()))
+	view := fake.await(t, "views.open", 1)[0]
+	var v struct {
+		PrivateMetadata string `json:"private_metadata"`
+	}
+	_ = json.Unmarshal([]byte(view.Blocks), &v)
+	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, "Over budget by 8k"), secret, time.Now()))
+	r, err := agent.Wait(ctx, cr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := hxp.ReceiptOf(r)
+	if err != nil || string(r.Data) != `"rejected"` || !strings.Contains(rc.Reason, "Over budget by 8k") {
+		t.Fatalf("Result %v (%s), receipt %+v, %v; want rejected with the reason", r, r.Data, rc, err)
+	}
+}
