@@ -1,12 +1,17 @@
 package hitl
 
 import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +20,9 @@ import (
 
 // Callback wire names (HITL Protocol §9).
 const (
-	// SignatureHeader carries "sha256=" and the hex HMAC-SHA256 of the raw callback body.
+	// SignatureHeader carries "sha256=" and the hex HMAC-SHA256 of the raw callback body
+	// (§9), or, as one live service writes it, "algorithm=HS256, value=" and the same HMAC in
+	// base64url: both are verified.
 	SignatureHeader = "X-HITL-Signature"
 	// CallbackURLField is the key of the callback URL in the agent's original request body.
 	// (§6's prose says callback_url; its example, and the services, use hitl_callback_url.)
@@ -24,7 +31,9 @@ const (
 )
 
 // Callbacks is an http.Handler that receives one service's callbacks (§9): it verifies
-// each X-HITL-Signature in constant time over the raw body, and wakes the [Client.Wait]
+// each X-HITL-Signature in constant time over the raw body (in §9's form, sha256=<hex>, or in
+// the form algorithm=HS256, value=<base64url>; the first callback in the second form is
+// logged at debug), and wakes the [Client.Wait]
 // for the case, which confirms the outcome with a poll. Register it with [WithCallbacks] and
 // mount it in any mux at the URL given as hitl_callback_url.
 //
@@ -99,6 +108,7 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 	}
 	key := append([]byte(nil), secret...)
 	cb := &Callbacks{box: transport.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}, decide: o.Decide}
+	var once sync.Once
 	cb.recv = transport.Receiver{
 		Mailbox:            &cb.box,
 		MaxBody:            o.MaxBody,
@@ -106,11 +116,53 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		MaxConcurrentReads: o.MaxConcurrentReads,
 		Logger:             o.Logger,
 		Verify: func(h http.Header, body []byte) bool {
-			return transport.VerifyHMACSHA256(key, body, h.Get(SignatureHeader), signaturePrefix)
+			sig := h.Get(SignatureHeader)
+			if transport.VerifyHMACSHA256(key, body, sig, signaturePrefix) {
+				return true
+			}
+			if !verifyHS256(key, body, sig) {
+				return false
+			}
+			if o.Logger != nil {
+				once.Do(func() {
+					o.Logger.LogAttrs(context.Background(), slog.LevelDebug,
+						"hitl: callbacks signed as algorithm=HS256, value=<base64url>, not §9's sha256=<hex>; accepted")
+				})
+			}
+			return true
 		},
 		Parse: cb.parse,
 	}
 	return cb, nil
+}
+
+// verifyHS256 reports whether header is "algorithm=HS256, value=<base64url>" (parameters in
+// any order, spaces optional, the name in any case, padding optional) holding the
+// HMAC-SHA256 of body under secret, compared in constant time.
+func verifyHS256(secret, body []byte, header string) bool {
+	var alg, value string
+	for part := range strings.SplitSeq(header, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return false
+		}
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "algorithm":
+			alg = strings.TrimSpace(v)
+		case "value":
+			value = strings.TrimSpace(v)
+		}
+	}
+	if !strings.EqualFold(alg, "HS256") {
+		return false
+	}
+	got, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(value, "="))
+	if err != nil || len(got) != sha256.Size {
+		return false
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return hmac.Equal(mac.Sum(nil), got)
 }
 
 // parse reads a verified callback, and keeps its body when callbacks may decide (bounded by

@@ -51,6 +51,21 @@ const (
 // maxPrompt is the longest prompt HITL Protocol §6 allows, in characters.
 const maxPrompt = 500
 
+// defaultTimeout is a case's lifetime when its 202 gives neither expires_at nor a usable
+// timeout: §6's default timeout, 24h.
+const defaultTimeout = 24 * time.Hour
+
+// leniencyNote completes the warning for a required field a 202 left out (outside Strict).
+func leniencyNote(field string) string {
+	switch field {
+	case "prompt":
+		return "the message is the question"
+	case "created_at":
+		return "the time the 202 was received is used"
+	}
+	return "the case expires its timeout (default 24h) after created_at"
+}
+
 // Case is the hitl object of a HITL Protocol 202 response (§6), in Go's shape: timestamps
 // parsed, reminder_at always a list, callback_url null or absent as "".
 //
@@ -209,7 +224,18 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 		warnings = append(warnings, "type "+quoteShort(string(c.Type))+" is not a spec type; handled as input")
 	}
 
-	c.Prompt = required("prompt", w.Prompt)
+	// A live service leaves prompt, created_at and expires_at out of its 202 (the message
+	// carries the question, timeout the lifetime): outside Strict mode each is a warning, the
+	// case created when received and expiring after its timeout (24 h when it has none, §6's
+	// default).
+	lenient := func(field string, p *string) string {
+		if (p == nil || *p == "") && !o.Strict {
+			warnings = append(warnings, field+" missing; "+leniencyNote(field))
+			return ""
+		}
+		return required(field, p)
+	}
+	c.Prompt = lenient("prompt", w.Prompt)
 	if n := utf8.RuneCountInString(c.Prompt); n > maxPrompt {
 		msg := fmt.Sprintf("longer than %d characters (%d)", maxPrompt, n)
 		if o.Strict {
@@ -219,8 +245,15 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 		}
 	}
 
-	c.CreatedAt = requiredTime("created_at", w.CreatedAt, &problems)
-	c.ExpiresAt = requiredTime("expires_at", w.ExpiresAt, &problems)
+	if lenient("created_at", w.CreatedAt) != "" {
+		c.CreatedAt = requiredTime("created_at", w.CreatedAt, &problems)
+	} else if !o.Strict {
+		c.CreatedAt = time.Now()
+	}
+	expiresAt := lenient("expires_at", w.ExpiresAt) != ""
+	if expiresAt {
+		c.ExpiresAt = requiredTime("expires_at", w.ExpiresAt, &problems)
+	}
 	if !c.CreatedAt.IsZero() && !c.ExpiresAt.IsZero() && c.ExpiresAt.Before(c.CreatedAt) {
 		warnings = append(warnings, "expires_at is before created_at")
 	}
@@ -234,12 +267,18 @@ func parseCase(raw []byte, o *DetectOptions) (*Case, []FieldError, []string) {
 		warnings = append(warnings, "default_action "+quoteShort(c.DefaultAction)+" is not skip, approve, reject or abort")
 	}
 
+	lifetime := defaultTimeout
 	if len(w.Timeout) > 0 && string(w.Timeout) != "null" {
 		if err := json.Unmarshal(w.Timeout, &c.Timeout); err != nil {
 			warnings = append(warnings, "timeout is not a string; ignored")
-		} else if _, err := duration.Parse(c.Timeout); err != nil {
+		} else if d, err := duration.Parse(c.Timeout); err != nil || d <= 0 {
 			warnings = append(warnings, "timeout "+quoteShort(c.Timeout)+" is not a duration; expires_at still applies")
+		} else {
+			lifetime = d
 		}
+	}
+	if !expiresAt && !o.Strict && !c.CreatedAt.IsZero() {
+		c.ExpiresAt = c.CreatedAt.Add(lifetime)
 	}
 
 	var bad int

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,6 +73,9 @@ func TestDetectCases(t *testing.T) {
 		{"case04 poll_url missing", 202, with(func(h map[string]any) { delete(h, "poll_url") }), nil,
 			outcome{Problems: []hitl.FieldError{{Field: "poll_url", Problem: "missing"}}, Partial: true}},
 		{"case04 every required field missing", 202, `{"hitl":{}}`, nil, outcome{Partial: true, Problems: []hitl.FieldError{
+			{"spec_version", "missing"}, {"case_id", "missing"}, {"review_url", "missing"}, {"poll_url", "missing"},
+			{"type", "missing"}}}}, // prompt, created_at and expires_at: warnings, as a live service leaves them out
+		{"case04 every required field missing, strict", 202, `{"hitl":{}}`, &hitl.DetectOptions{Strict: true}, outcome{Partial: true, Problems: []hitl.FieldError{
 			{"spec_version", "missing"}, {"case_id", "missing"}, {"review_url", "missing"}, {"poll_url", "missing"},
 			{"type", "missing"}, {"prompt", "missing"}, {"created_at", "missing"}, {"expires_at", "missing"}}}},
 		{"case04 case_id of the wrong type", 202, with(func(h map[string]any) { h["case_id"] = 42 }), nil, outcome{Partial: true,
@@ -239,4 +243,43 @@ func TestExampleFlowsWithoutCases(t *testing.T) {
 	if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
 		t.Errorf("07: Detect = %v, %v; want nil, nil", it, err)
 	}
+}
+
+// TestLiveServiceCase: a 202 as the live service writes it — no prompt, created_at or
+// expires_at, a timeout in Go's or ISO 8601's spelling — is a case whose expiry is its
+// timeout after it was received (24 h without a timeout), each gap a warning; in Strict mode
+// each is a problem.
+func TestLiveServiceCase(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		for _, tt := range []struct {
+			timeout any
+			want    time.Duration
+		}{{"24h", 24 * time.Hour}, {"PT4H", 4 * time.Hour}, {"P1DT12H", 36 * time.Hour}, {"30m", 30 * time.Minute}, {nil, 24 * time.Hour}, {"soon", 24 * time.Hour}} {
+			body := with(func(h map[string]any) {
+				delete(h, "prompt")
+				delete(h, "created_at")
+				delete(h, "expires_at")
+				if tt.timeout == nil {
+					delete(h, "timeout")
+				} else {
+					h["timeout"] = tt.timeout
+				}
+			})
+			it, err := hitl.Detect(response202(t, "https://api.svc.example/v1/search", body), nil)
+			if err != nil {
+				t.Fatalf("timeout %v: Detect = %v", tt.timeout, err)
+			}
+			if !it.Case.CreatedAt.Equal(time.Now()) || !it.Case.ExpiresAt.Equal(time.Now().Add(tt.want)) {
+				t.Errorf("timeout %v: created %v, expires %v; want now and %v later", tt.timeout, it.Case.CreatedAt, it.Case.ExpiresAt, tt.want)
+			}
+			if n := len(it.Warnings); n < 3 {
+				t.Errorf("timeout %v: warnings %q; want one per missing field", tt.timeout, it.Warnings)
+			}
+			_, err = hitl.Detect(response202(t, "https://api.svc.example/v1/search", body), &hitl.DetectOptions{Strict: true})
+			var ie *hitl.InvalidError
+			if !errors.As(err, &ie) || len(ie.Problems) != 3 {
+				t.Errorf("timeout %v, strict: Detect = %v; want the three fields missing", tt.timeout, err)
+			}
+		}
+	})
 }

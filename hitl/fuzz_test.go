@@ -2,6 +2,9 @@ package hitl_test
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -121,6 +124,8 @@ func FuzzCallback(f *testing.F) {
 	} {
 		f.Add([]byte(body), transport.SignHMACSHA256(secret, []byte(body), "sha256="))
 		f.Add([]byte(body), "sha256="+strings.Repeat("A", 64))
+		f.Add([]byte(body), "algorithm=HS256, value="+hs256(secret, []byte(body)))
+		f.Add([]byte(body), "value="+hs256(secret, []byte(body))+"==,algorithm=hs256")
 	}
 	cb, err := hitl.NewCallbacks(secret, &hitl.CallbacksOptions{MaxBody: 4 << 10})
 	if err != nil {
@@ -131,7 +136,8 @@ func FuzzCallback(f *testing.F) {
 		req.Header.Set(hitl.SignatureHeader, sig)
 		w := httptest.NewRecorder()
 		cb.ServeHTTP(w, req)
-		verified := transport.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=")
+		verified := transport.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=") ||
+			strings.Contains(req.Header.Get(hitl.SignatureHeader), hs256(secret, body)) // the other form holds the MAC itself
 		if w.Code == http.StatusOK && !verified {
 			t.Fatalf("accepted an unverified callback (%d)", w.Code)
 		}
@@ -210,4 +216,11 @@ func FuzzDiscovery(f *testing.F) {
 			t.Fatalf("error %v is not ErrInvalid", err)
 		}
 	})
+}
+
+// hs256 is the base64url HMAC-SHA256 of body: the value of the algorithm=HS256 form.
+func hs256(secret, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }

@@ -1,10 +1,12 @@
 package hitl_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -417,5 +419,48 @@ func TestCallbacksReceiver(t *testing.T) {
 	}
 	if _, err := hitl.NewCallbacks(nil, nil); err == nil {
 		t.Error("NewCallbacks accepted an empty secret")
+	}
+}
+
+// TestCallbackSignatureForms: a callback signed in §9's form (sha256=<hex>, upper-case hex
+// too) or in the form one live service uses (algorithm=HS256, value=<base64url>) is verified;
+// the same forms with another secret, another body, another algorithm or a cut value are
+// refused with 401; the second form is logged once at debug.
+func TestCallbackSignatureForms(t *testing.T) {
+	secret := []byte("callback-secret")
+	body := []byte(`{"event":"review.completed","case_id":"review_abc","completed_at":"2026-11-22T10:00:00Z","result":{"action":"approve"}}`)
+	var logged bytes.Buffer
+	cb, err := hitl.NewCallbacks(secret, &hitl.CallbacksOptions{Logger: slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := hs256(secret, body)
+	for _, tt := range []struct {
+		sig  string
+		want int
+	}{
+		{transport.SignHMACSHA256(secret, body, "sha256="), 200},
+		{"sha256=" + strings.ToUpper(strings.TrimPrefix(transport.SignHMACSHA256(secret, body, "sha256="), "sha256=")), 200},
+		{"algorithm=HS256, value=" + good, 200},
+		{"algorithm=HS256,value=" + good + "=", 200},
+		{"value=" + good + ", algorithm=hs256", 200},
+		{"algorithm=HS256, value=" + hs256([]byte("other"), body), 401},
+		{"algorithm=HS256, value=" + hs256(secret, append(body, ' ')), 401},
+		{"algorithm=HS512, value=" + good, 401},
+		{"algorithm=HS256, value=" + good[:20], 401},
+		{"value=" + good, 401},
+		{good, 401},
+		{"", 401},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/cb", bytes.NewReader(body))
+		req.Header.Set(hitl.SignatureHeader, tt.sig)
+		w := httptest.NewRecorder()
+		cb.ServeHTTP(w, req)
+		if w.Code != tt.want {
+			t.Errorf("%q: %d, want %d", tt.sig, w.Code, tt.want)
+		}
+	}
+	if n := strings.Count(logged.String(), "algorithm=HS256"); n != 1 {
+		t.Errorf("the HS256 form was logged %d times, want once:\n%s", n, logged.String())
 	}
 }
