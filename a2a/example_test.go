@@ -37,7 +37,8 @@ func ExampleClassify() {
 
 // Run answers a tool-approval agent's questions through an Asker until its task ends.
 func ExampleClient_Run() {
-	agent := a2atest.StartAgent(a2atest.WithQuestions(2))
+	agent := a2atest.NewUnstartedAgent(a2atest.WithQuestions(2))
+	agent.Start()
 	defer agent.Close()
 	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
 	if err != nil {
@@ -70,7 +71,8 @@ func ExampleClient_Run() {
 // Runner holds the run of a paused task as a transport.Waiter, the shape every protocol's
 // wait shares.
 func ExampleClient_Runner() {
-	agent := a2atest.StartAgent()
+	agent := a2atest.NewUnstartedAgent()
+	agent.Start()
 	defer agent.Close()
 	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
 	if err != nil {
@@ -99,7 +101,8 @@ func ExampleClient_Runner() {
 // Cancel stops a task the agent is still working on, or waiting on; a Run waiting on it
 // then returns a cancelled Result.
 func ExampleClient_Cancel() {
-	agent := a2atest.StartAgent(a2atest.WithAuthFirst())
+	agent := a2atest.NewUnstartedAgent(a2atest.WithAuthFirst())
+	agent.Start()
 	defer agent.Close()
 	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
 	if err != nil {
@@ -131,7 +134,8 @@ func ExampleClient_Cancel() {
 // An agent of the previous Hector generation answers a message for a task that has ended by
 // starting a new task. That task is not the answer: Resume reports the mismatch with both ids.
 func Example_mismatch() {
-	agent := a2atest.StartAgent(a2atest.WithProfile(a2atest.ProfileLegacyHector))
+	agent := a2atest.NewUnstartedAgent(a2atest.WithProfile(a2atest.ProfileLegacyHector))
+	agent.Start()
 	defer agent.Close()
 	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
 	if err != nil {

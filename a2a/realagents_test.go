@@ -106,7 +106,7 @@ func TestNoQuestionAskedTwice(t *testing.T) {
 				}
 				gets := 0
 				for _, req := range agent.Requests() {
-					if strings.Contains(strings.ToLower(req.Method), "get") {
+					if strings.Contains(strings.ToLower(req.Operation), "get") {
 						gets++
 					}
 				}
@@ -133,7 +133,7 @@ func TestEveryWaitEnds(t *testing.T) {
 			})
 			c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: counting}))
 			p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
-			agent.FailNext(a2atest.FaultInternal, 1000)
+			agent.FailNext("", a2atest.FaultInternal, 1000)
 			began := time.Now()
 			_, err := c.Wait(t.Context(), p, nil)
 			if !errors.Is(err, a2a.ErrRepeatedError) || !errors.Is(err, a2a.ErrInternal) {
@@ -415,8 +415,8 @@ func TestSlowHumanAfterAnInputTimeout(t *testing.T) {
 			t.Fatalf("Run = %v, %v; want the task's failure", r, err)
 		}
 		for _, req := range agent.Requests()[1:] {
-			if strings.Contains(req.Method, "Send") {
-				t.Errorf("the late answer was sent: %s", req.Method)
+			if strings.Contains(req.Operation, "Send") {
+				t.Errorf("the late answer was sent: %s", req.Operation)
 			}
 		}
 	})

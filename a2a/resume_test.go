@@ -70,8 +70,8 @@ func TestCase19ResumeRequest(t *testing.T) {
 			}
 			reqs := agent.Requests()
 			got := reqs[len(reqs)-1]
-			if got.Method != tt.method || got.Header.Get("Content-Type") != tt.contentType || got.Header.Get("A2A-Version") != tt.version {
-				t.Errorf("request %s, Content-Type %q, A2A-Version %q", got.Method, got.Header.Get("Content-Type"), got.Header.Get("A2A-Version"))
+			if got.Operation != tt.method || got.Header.Get("Content-Type") != tt.contentType || got.Header.Get("A2A-Version") != tt.version {
+				t.Errorf("request %s, Content-Type %q, A2A-Version %q", got.Operation, got.Header.Get("Content-Type"), got.Header.Get("A2A-Version"))
 			}
 			if diff := cmp.Diff(jsonValue(t, []byte(tt.body)), jsonValue(t, got.Body)); diff != "" {
 				t.Errorf("body (-want +got):\n%s", diff)
@@ -242,7 +242,7 @@ func TestCase23SubscribeFallsBackToPolling(t *testing.T) {
 		}
 		var methods []string
 		for _, r := range agent.Requests() {
-			methods = append(methods, r.Method)
+			methods = append(methods, r.Operation)
 		}
 		// Polls at 0, 5, 10 and 15 s (the last sees the answer of 12 s); one refused subscribe.
 		want := []string{"GetTask", "GetTask", "GetTask", "GetTask", "SendMessage", "SendMessage", "SubscribeToTask"}

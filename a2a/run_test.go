@@ -143,7 +143,13 @@ func TestRunRelay(t *testing.T) {
 					t.Errorf("reason = %q", r.Reason)
 				}
 				// Polled every 5 s from the start: 0 s, 5 s, …, 60 s, which sees the decision of 58 s.
-				if got, want := relay.Polls(), 13; got != want {
+				polls := 0
+				for _, q := range relay.Requests() {
+					if q.Operation == "tasks/get" {
+						polls++
+					}
+				}
+				if got, want := polls, 13; got != want {
 					t.Errorf("polls = %d, want %d", got, want)
 				}
 				if d := time.Since(began); d != time.Minute {
@@ -245,7 +251,7 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 						agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2), a2atest.WithProfile(profile))
 						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
 						p := start(t, c, agent.Endpoint(b), nil)
-						agent.FailNext(tt.fault, tt.n)
+						agent.FailNext("", tt.fault, tt.n)
 						asked := 0
 						r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) {
 							asked++
@@ -275,7 +281,7 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 		}
 		sends := 0
 		for _, r := range agent.Requests() {
-			if r.Method == "SendMessage" {
+			if r.Operation == "SendMessage" {
 				sends++
 			}
 		}
@@ -306,7 +312,7 @@ func TestWaitRidesOutFaults(t *testing.T) {
 						agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithProfile(profile))
 						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
 						p := start(t, c, agent.Endpoint(b), nil)
-						agent.FailNext(f.fault, 4)
+						agent.FailNext("", f.fault, 4)
 						go func() {
 							<-time.After(time.Minute)
 							_ = agent.Authorize(p.TaskID)

@@ -299,7 +299,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 		{hitltest.Fault500, 2, nil},
 		{hitltest.Fault429, 3, nil},
 		{hitltest.Fault429Date, 2, nil},
-		{hitltest.FaultMalformedJSON, 2, nil},
+		{hitltest.FaultTruncated, 2, nil},
 		{hitltest.FaultStall, 2, nil},
 		{hitltest.FaultResetMidBody, 2, nil},
 		{hitltest.FaultOversized, 1, hitl.ErrBodyTooLarge},
@@ -341,7 +341,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 
 func faultName(f hitltest.Fault) string {
 	return map[hitltest.Fault]string{hitltest.Fault503: "503", hitltest.Fault500: "500", hitltest.Fault429: "429",
-		hitltest.Fault429Date: "429 date", hitltest.FaultMalformedJSON: "malformed", hitltest.FaultStall: "stall", hitltest.FaultResetMidBody: "reset mid-body",
+		hitltest.Fault429Date: "429 date", hitltest.FaultTruncated: "malformed", hitltest.FaultStall: "stall", hitltest.FaultResetMidBody: "reset mid-body",
 		hitltest.FaultOversized: "oversized", hitltest.FaultUnauthorized: "401", hitltest.FaultNotFound: "404",
 		hitltest.FaultGone: "410"}[f]
 }

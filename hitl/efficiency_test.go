@@ -122,7 +122,7 @@ func TestAtMostSixtyPerMinute(t *testing.T) {
 		{"500", nil, fault(hitltest.Fault500)},
 		{"429", nil, fault(hitltest.Fault429)},
 		{"429 date", nil, fault(hitltest.Fault429Date)},
-		{"malformed", nil, fault(hitltest.FaultMalformedJSON)},
+		{"malformed", nil, fault(hitltest.FaultTruncated)},
 		{"stall", nil, fault(hitltest.FaultStall)},
 		{"Retry-After 0", []hitltest.Option{hitltest.WithRetryAfter(0), hitltest.WithoutEvents()}, func(*hitltest.Server, string, <-chan struct{}) {}},
 		{"progress events ten a second", []hitltest.Option{hitltest.WithRetryAfter(0)}, func(s *hitltest.Server, id string, done <-chan struct{}) {

@@ -18,7 +18,8 @@ import (
 // An agent wraps its outbound call: when the service asks for a human, the client forwards
 // the question, waits for the decision and returns it with the response.
 func Example() {
-	svc := hitltest.Start() // a fake HITL service on loopback
+	svc := hitltest.NewUnstartedServer() // a fake HITL service on loopback
+	svc.Start()
 	defer svc.Close()
 	go func() { // the human, answering in the review page
 		id := svc.NextCase(nil)
@@ -85,7 +86,8 @@ func ExampleDetect() {
 
 // An interrupt saved as JSON can be waited on by another process.
 func ExampleClient_Wait_resume() {
-	svc := hitltest.Start()
+	svc := hitltest.NewUnstartedServer()
+	svc.Start()
 	defer svc.Close()
 	client, _ := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
 
@@ -141,7 +143,9 @@ func ExampleNewCallbacks() {
 	agent := httptest.NewServer(mux) // the agent's public endpoint
 	defer agent.Close()
 
-	svc := hitltest.Start(hitltest.WithoutEvents())
+	svc := hitltest.NewUnstartedServer(hitltest.WithoutEvents())
+
+	svc.Start()
 	defer svc.Close()
 	go func() {
 		id := svc.NextCase(nil)
@@ -210,7 +214,8 @@ func ExampleForm_Check() {
 // A custom way of learning the outcome — here a chat button the human pressed — wakes the
 // wait; a poll of the service confirms what it says before the wait returns it.
 func ExampleWithWaiter() {
-	svc := hitltest.Start(hitltest.WithoutEvents(), hitltest.WithRetryAfter(time.Minute))
+	svc := hitltest.NewUnstartedServer(hitltest.WithoutEvents(), hitltest.WithRetryAfter(time.Minute))
+	svc.Start()
 	defer svc.Close()
 	pressed := make(chan string, 1)
 	go func() { // the human presses "approve" in the chat; the bot records it with the service

@@ -64,11 +64,12 @@ func benchDecisions(b *testing.B, mode string) {
 		callbackURL = agent.URL + "/hitl/callbacks"
 		copts = append(copts, hitl.WithCallbacks(cb))
 	}
-	start := hitltest.Start
+	svc := hitltest.NewUnstartedServer(opts...)
 	if mode == "sse-h2" {
-		start = hitltest.StartTLS
+		svc.StartTLS()
+	} else {
+		svc.Start()
 	}
-	svc := start(opts...)
 	defer svc.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: 2*n + 16}
 	if mode == "sse-h2" {

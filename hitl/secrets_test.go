@@ -64,7 +64,7 @@ func TestNoSecretInLogsOrErrors(t *testing.T) {
 		run("confirmation", func(id string) { s.FailNext(id, hitltest.FaultUnauthorized, 1) })
 		run("escalation", func(id string) {
 			s.FailStream(id, hitltest.StreamUnauthorized, 1)
-			s.FailNext(id, hitltest.FaultMalformedJSON, 1)
+			s.FailNext(id, hitltest.FaultTruncated, 1)
 			after(t, 10*time.Second, func() error { return s.Cancel(id, "withdrawn") })
 		})
 		run("selection", func(id string) { s.FailNext(id, hitltest.FaultNotFound, 1) })

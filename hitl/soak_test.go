@@ -48,7 +48,7 @@ func TestSoak(t *testing.T) {
 			err    error
 			calls  int
 		}
-		pollFaults := []hitltest.Fault{hitltest.Fault503, hitltest.Fault500, hitltest.Fault429, hitltest.Fault429Date, hitltest.FaultMalformedJSON, hitltest.FaultStall}
+		pollFaults := []hitltest.Fault{hitltest.Fault503, hitltest.Fault500, hitltest.Fault429, hitltest.Fault429Date, hitltest.FaultTruncated, hitltest.FaultStall}
 		streamFaults := []hitltest.StreamFault{hitltest.StreamDropMidEvent, hitltest.StreamNeverClose, hitltest.Stream503, hitltest.StreamHeartbeatsOnly}
 		types := []string{"approval", "selection", "input", "confirmation", "escalation"}
 		var waits []*wait

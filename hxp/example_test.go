@@ -11,7 +11,8 @@ import (
 
 // An agent asks its owner to choose, and waits for the receipt.
 func Example() {
-	srv := hxptest.Start() // a fake HXP server on loopback
+	srv := hxptest.NewUnstartedServer() // a fake HXP server on loopback
+	srv.Start()
 	defer srv.Close()
 	go func() { // the human, in their inbox
 		id := srv.NextRequest(nil)
@@ -47,7 +48,8 @@ func Example() {
 // Waiter holds the wait as a transport.Waiter, the shape every protocol's wait shares: here a
 // framework's list of pending waits, run later.
 func ExampleClient_Waiter() {
-	srv := hxptest.Start()
+	srv := hxptest.NewUnstartedServer()
+	srv.Start()
 	defer srv.Close()
 	go func() {
 		_, _ = srv.Resolve(srv.NextRequest(nil), "Deny", "", "user_owner")

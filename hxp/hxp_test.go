@@ -105,7 +105,7 @@ func TestValidate(t *testing.T) {
 			}
 		}
 	}
-	if n := len(s.Log()); n != 0 {
+	if n := len(s.Requests()); n != 0 {
 		t.Errorf("%d requests reached the server", n)
 	}
 }
@@ -174,7 +174,7 @@ func TestEveryAction(t *testing.T) {
 				}
 			}
 			polls, sockets := 0, s.WebSockets()
-			for _, e := range s.Log() {
+			for _, e := range s.Requests() {
 				if strings.HasPrefix(e.Path, "/hxp/v1/requests/") && e.Method == "GET" {
 					polls++
 				}
@@ -279,7 +279,7 @@ func TestWebSocketDrop(t *testing.T) {
 		t.Errorf("updates %+v", updates)
 	}
 	polls := 0
-	for _, e := range s.Log() {
+	for _, e := range s.Requests() {
 		if e.Path == "/hxp/v1/requests/"+cr.RequestID {
 			polls++
 		}
@@ -335,9 +335,9 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s: a credential in the error: %v", tt.name, tt.err)
 		}
 	}
-	for _, e := range s.Log() {
-		if strings.HasPrefix(e.Path, "/hxp/v1/inbox") && e.Authorization != "" {
-			t.Errorf("the agent client sent %q to the human endpoint", e.Authorization)
+	for _, e := range s.Requests() {
+		if strings.HasPrefix(e.Path, "/hxp/v1/inbox") && e.Header.Get("Authorization") != "" {
+			t.Errorf("the agent client sent %q to the human endpoint", e.Header.Get("Authorization"))
 		}
 	}
 }
@@ -480,11 +480,11 @@ func TestPollFaults(t *testing.T) {
 	if _, err := human.Resolve(t.Context(), cr.RequestID, "Deny", ""); err != nil {
 		t.Fatal(err)
 	}
-	s.FailNext(503, 2)
+	s.FailNext("", hxptest.Fault503, 2)
 	if res, err := agent.Wait(t.Context(), cr, nil); err != nil || res.Action != "Deny" {
 		t.Errorf("after two 503s: %+v, %v", res, err)
 	}
-	s.FailNext(401, 1)
+	s.FailNext("", hxptest.FaultUnauthorized, 1)
 	if _, err := agent.Wait(t.Context(), cr, nil); !errors.Is(err, hxp.ErrUnauthorized) {
 		t.Errorf("after a 401: %v", err)
 	}

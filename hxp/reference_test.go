@@ -311,7 +311,7 @@ func TestNoRedundantPoll(t *testing.T) {
 		t.Fatalf("Wait = %v, %v", res, err)
 	}
 	polls := 0
-	for _, e := range s.Log() {
+	for _, e := range s.Requests() {
 		if e.Path == "/hxp/v1/requests/"+cr.RequestID {
 			polls++
 		}
@@ -330,7 +330,7 @@ func TestNoRedundantPoll(t *testing.T) {
 		_, _ = w.Write([]byte(`{"request_id":"req_a","status":"pending"}`))
 	})
 	_, third := c.Wait(t.Context(), &hxp.Created{RequestID: "req_a", PollURL: "/hxp/v1/requests/req_a"}, nil)
-	s.FailNext(http.StatusNotFound, 1)
+	s.FailNext("", hxptest.FaultNotFound, 1)
 	_, first := agent.Wait(t.Context(), cr, nil)
 	for name, err := range map[string]error{"first poll": first, "third poll": third} {
 		var ae *hxp.APIError

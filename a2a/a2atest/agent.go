@@ -3,9 +3,13 @@
 // 0.3 and 1.0), and a [Relay] that holds every task until a scripted administrator approves
 // or rejects it, the way the Swarmd relay does.
 //
-// Each fake binds loopback only (NewAgent, NewRelay) or serves over an in-memory transport
-// for testing/synctest bubbles (NewMemoryAgent, NewMemoryRelay), and cleans up when the test
-// ends.
+// The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
+// with a testing.TB: [NewAgent] and [NewRelay] bind loopback only and close when the test
+// ends; [NewMemoryAgent] and [NewMemoryRelay] serve over an in-memory transport, for
+// testing/synctest bubbles; [NewUnstartedAgent] and [NewUnstartedRelay] with Start (or
+// [Agent.StartTLS]) are for programs, which call Close themselves. [WithProfile] and
+// [Profiles] choose which real agents it behaves as; [Agent.FailNext] injects faults (id ""
+// means any task); Requests is the log of what each fake received.
 package a2atest
 
 import (
@@ -53,15 +57,24 @@ const (
 	StyleADK
 )
 
-// Request is one request the agent received, for assertions.
+// Request is one request a fake received, for assertions.
 type Request struct {
-	Binding a2a.Binding
-	// Method is the JSON-RPC method or the REST operation ("message:send", "tasks/get", …).
+	// Method is the HTTP method, Path the URL's path.
 	Method string
+	Path   string
+	// TaskID is the task the request concerned, when it named one.
 	TaskID string
-	// Header is the request's header; Body its body.
 	Header http.Header
-	Body   []byte
+	// Status is the HTTP status the fake answered with, once the answer has ended (0 while
+	// a stream is open).
+	Status int
+	Time   time.Time
+
+	Binding a2a.Binding
+	// Operation is the JSON-RPC method or the REST operation ("message:send", "tasks/get",
+	// …).
+	Operation string
+	Body      []byte
 }
 
 // Agent is a fake A2A agent whose tasks each ask Questions approval questions before they
@@ -205,28 +218,35 @@ func newAgent(opts []AgentOption) *Agent {
 	return a
 }
 
-// StartAgent starts an agent on a loopback port, for programs and demos. The caller must
-// Close it.
-func StartAgent(opts ...AgentOption) *Agent {
-	a := newAgent(opts)
+// NewUnstartedAgent returns an agent that is not yet listening, for programs and demos:
+// [Agent.Start] or [Agent.StartTLS] starts it, and the caller must Close it. Tests use
+// [NewAgent].
+func NewUnstartedAgent(opts ...AgentOption) *Agent { return newAgent(opts) }
+
+// Start starts the agent on a loopback port. It panics if the agent was already started.
+func (a *Agent) Start() {
+	if a.URL != "" {
+		panic("a2atest: Agent already started")
+	}
 	a.srv = httptest.NewServer(a)
 	a.URL, a.client = a.srv.URL, a.srv.Client()
-	return a
 }
 
-// StartAgentTLS starts an agent on a loopback port over TLS with HTTP/2, as production agents
-// are reached; [Agent.Certificate] is its certificate and [Agent.Client] trusts it. The
-// caller must Close it.
-func StartAgentTLS(opts ...AgentOption) *Agent {
-	a := newAgent(opts)
+// StartTLS starts the agent on a loopback port over TLS with HTTP/2, as production agents
+// are reached; [Agent.Certificate] is its certificate and [Agent.Client] trusts it. It
+// panics if the agent was already started.
+func (a *Agent) StartTLS() {
+	if a.URL != "" {
+		panic("a2atest: Agent already started")
+	}
 	a.srv = httptest.NewUnstartedServer(a)
 	a.srv.EnableHTTP2 = true
 	a.srv.StartTLS()
 	a.URL, a.client = a.srv.URL, a.srv.Client()
-	return a
 }
 
-// Certificate returns the certificate of an agent started with StartAgentTLS, nil otherwise.
+// Certificate returns the certificate of an agent started with [Agent.StartTLS], nil
+// otherwise.
 func (a *Agent) Certificate() *x509.Certificate {
 	if a.srv == nil || a.srv.TLS == nil {
 		return nil
@@ -237,7 +257,8 @@ func (a *Agent) Certificate() *x509.Certificate {
 // NewAgent starts an agent on a loopback port, closed when tb's test ends.
 func NewAgent(tb testing.TB, opts ...AgentOption) *Agent {
 	tb.Helper()
-	a := StartAgent(opts...)
+	a := newAgent(opts)
+	a.Start()
 	tb.Cleanup(a.Close)
 	return a
 }
@@ -347,14 +368,19 @@ const (
 	FaultLostReply
 )
 
-type fault struct{ f Fault }
+type fault struct {
+	taskID string
+	f      Fault
+}
 
-// FailNext makes the next n requests fail with f.
-func (a *Agent) FailNext(f Fault, n int) {
+// FailNext makes the next n requests about task id (any request when id is "") fail with f.
+// A request names its task in the message it sends (taskId), its params (id, name) or its
+// REST path.
+func (a *Agent) FailNext(id string, f Fault, n int) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for range n {
-		a.faults = append(a.faults, fault{f})
+		a.faults = append(a.faults, fault{id, f})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
@@ -50,7 +51,7 @@ type Relay struct {
 	tasks   map[string]*task
 	held    chan string
 	seq     int
-	gets    int
+	reqs    []Request
 	sinkFor string
 }
 
@@ -72,19 +73,24 @@ func newRelay(opts []RelayOption) *Relay {
 	return r
 }
 
-// StartRelay starts a relay on a loopback port, for programs and demos. The caller must
-// Close it.
-func StartRelay(opts ...RelayOption) *Relay {
-	r := newRelay(opts)
+// NewUnstartedRelay returns a relay that is not yet listening, for programs and demos:
+// [Relay.Start] starts it, and the caller must Close it. Tests use [NewRelay].
+func NewUnstartedRelay(opts ...RelayOption) *Relay { return newRelay(opts) }
+
+// Start starts the relay on a loopback port. It panics if the relay was already started.
+func (r *Relay) Start() {
+	if r.URL != "" {
+		panic("a2atest: Relay already started")
+	}
 	r.srv = httptest.NewServer(r)
 	r.URL, r.client = r.srv.URL, r.srv.Client()
-	return r
 }
 
 // NewRelay starts a relay on a loopback port, closed when tb's test ends.
 func NewRelay(tb testing.TB, opts ...RelayOption) *Relay {
 	tb.Helper()
-	r := StartRelay(opts...)
+	r := newRelay(opts)
+	r.Start()
 	tb.Cleanup(r.Close)
 	return r
 }
@@ -125,11 +131,11 @@ func (r *Relay) NextHold(done <-chan struct{}) string {
 	}
 }
 
-// Polls returns how many tasks/get requests the relay answered.
-func (r *Relay) Polls() int {
+// Requests returns a copy of every request the relay received so far.
+func (r *Relay) Requests() []Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.gets
+	return append([]Request(nil), r.reqs...)
 }
 
 // Approve lets held task id through: the sink agent answers, and the task completes with the
@@ -164,22 +170,31 @@ func (r *Relay) decide(id string, f func(*task)) error {
 
 // ServeHTTP serves the relay's endpoint.
 func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	sp := spelling{b: a2a.JSONRPC03}
-	if req.URL.Path != RelayPath || req.Method != http.MethodPost {
-		http.NotFound(w, req)
-		return
-	}
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	var in rpcIn
-	if err := json.Unmarshal(body, &in); err != nil || in.JSONRPC != "2.0" {
-		sp.writeError(w, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
-		return
+	bad := json.Unmarshal(body, &in) != nil || in.JSONRPC != "2.0"
+	var p struct {
+		ID      string          `json:"id"`
+		Message json.RawMessage `json:"message"`
 	}
-	switch in.Method {
-	case "message/send":
-		var p sendIn
-		_ = json.Unmarshal(in.Params, &p)
-		ev, err := a2a.Decode(p.Message)
+	_ = json.Unmarshal(in.Params, &p)
+	sw := &statusWriter{ResponseWriter: w}
+	r.serve(sw, req, in, p.ID, p.Message, bad)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, Request{Method: req.Method, Path: req.URL.Path, TaskID: p.ID, Header: req.Header.Clone(),
+		Status: sw.status, Time: time.Now(), Binding: a2a.JSONRPC03, Operation: in.Method, Body: body})
+}
+
+func (r *Relay) serve(w http.ResponseWriter, req *http.Request, in rpcIn, id string, msg json.RawMessage, bad bool) {
+	sp := spelling{b: a2a.JSONRPC03}
+	switch {
+	case req.URL.Path != RelayPath || req.Method != http.MethodPost:
+		http.NotFound(w, req)
+	case bad:
+		sp.writeError(w, json.RawMessage("null"), -32700, "PARSE_ERROR", "parse error")
+	case in.Method == "message/send":
+		ev, err := a2a.Decode(msg)
 		if err != nil || ev.Message == nil {
 			sp.writeError(w, in.ID, -32602, "INVALID_PARAMS", "invalid params")
 			return
@@ -192,14 +207,9 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		r.mu.Unlock()
 		r.held <- t.id
 		sp.writeResult(w, in.ID, res)
-	case "tasks/get":
-		var p struct {
-			ID string `json:"id"`
-		}
-		_ = json.Unmarshal(in.Params, &p)
+	case in.Method == "tasks/get":
 		r.mu.Lock()
-		r.gets++
-		t, ok := r.tasks[p.ID]
+		t, ok := r.tasks[id]
 		var res any
 		if ok {
 			res = sp.render(t)

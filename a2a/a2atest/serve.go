@@ -2,6 +2,7 @@ package a2atest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,7 +34,12 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	f, faulty := a.nextFault()
+	f, faulty := a.nextFault(taskIDIn(rest, body))
+	sw := &statusWriter{ResponseWriter: w}
+	w = sw
+	e := new(entry)
+	r = r.WithContext(context.WithValue(r.Context(), entryKey{}, e))
+	defer a.ended(e, sw)
 	switch {
 	case faulty && f == FaultLostReply:
 		a.serve(httptest.NewRecorder(), r, b, rest, body)
@@ -55,15 +61,96 @@ func (a *Agent) serve(w http.ResponseWriter, r *http.Request, b a2a.Binding, res
 	a.serveREST(w, r, b, rest, body)
 }
 
-func (a *Agent) nextFault() (Fault, bool) {
+// nextFault takes the first fault queued for task id or for any task.
+func (a *Agent) nextFault(id string) (Fault, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.faults) == 0 {
-		return 0, false
+	for i, f := range a.faults {
+		if f.taskID == "" || f.taskID == id {
+			a.faults = append(a.faults[:i:i], a.faults[i+1:]...)
+			return f.f, true
+		}
 	}
-	f := a.faults[0]
-	a.faults = a.faults[1:]
-	return f.f, true
+	return 0, false
+}
+
+// taskIDIn returns the task a request names: in its REST path (/tasks/{id}…), its params
+// (id, or name "tasks/{id}") or the message it sends (taskId); "" when none.
+func taskIDIn(rest string, body []byte) string {
+	if id, ok := strings.CutPrefix(rest, "/tasks/"); ok {
+		id, _, _ = strings.Cut(id, ":")
+		return id
+	}
+	type named struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Message struct {
+			TaskID string `json:"taskId"`
+		} `json:"message"`
+	}
+	var in struct {
+		named
+		Params named `json:"params"`
+	}
+	_ = json.Unmarshal(body, &in)
+	for _, n := range []named{in.Params, in.named} {
+		switch {
+		case n.Message.TaskID != "":
+			return n.Message.TaskID
+		case n.ID != "":
+			return n.ID
+		case n.Name != "":
+			return strings.TrimPrefix(n.Name, "tasks/")
+		}
+	}
+	return ""
+}
+
+// entry is where a request's line in the log is, once recorded; entryKey carries it in the
+// request's context.
+type (
+	entry struct {
+		index    int
+		recorded bool
+	}
+	entryKey struct{}
+)
+
+// statusWriter notes the status an answer began with.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ended writes the status of a recorded request into the log.
+func (a *Agent) ended(e *entry, w *statusWriter) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if e.recorded {
+		a.reqs[e.index].Status = w.status
+	}
 }
 
 func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
@@ -87,10 +174,14 @@ func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
 	}
 }
 
-func (a *Agent) record(b a2a.Binding, method, taskID string, r *http.Request, body []byte) {
+func (a *Agent) record(b a2a.Binding, op, taskID string, r *http.Request, body []byte) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.reqs = append(a.reqs, Request{Binding: b, Method: method, TaskID: taskID, Header: r.Header.Clone(), Body: body})
+	if e, ok := r.Context().Value(entryKey{}).(*entry); ok {
+		e.index, e.recorded = len(a.reqs), true
+	}
+	a.reqs = append(a.reqs, Request{Method: r.Method, Path: r.URL.Path, TaskID: taskID, Header: r.Header.Clone(),
+		Time: time.Now(), Binding: b, Operation: op, Body: body})
 }
 
 type rpcIn struct {

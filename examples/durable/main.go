@@ -69,7 +69,8 @@ func run(ctx context.Context, out io.Writer, hostPort, namespace string) error {
 	defer tc.Close()
 
 	// The service a tool called: it answered 202, a human must approve.
-	svc := hitltest.Start(hitltest.WithRetryAfter(time.Second))
+	svc := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second))
+	svc.Start()
 	defer svc.Close()
 	hc, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
 	if err != nil {

@@ -57,7 +57,8 @@ var calls = []call{
 const scriptedExpiry = `{"timeout":"3s","default_action":"abort"}`
 
 func run(ctx context.Context, out io.Writer, interactive bool) error {
-	svc := hitltest.Start()
+	svc := hitltest.NewUnstartedServer()
+	svc.Start()
 	defer svc.Close()
 
 	var mu sync.Mutex

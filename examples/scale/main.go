@@ -84,7 +84,8 @@ func main() {
 	case *serve && *agent:
 		runAgent(cfg)
 	case *serve && *hxpServer:
-		svc := hxptest.Start()
+		svc := hxptest.NewUnstartedServer()
+		svc.Start()
 		announce(svc.URL, nil)
 		svc.Close()
 	case *serve:
@@ -190,11 +191,11 @@ func runServer(events bool, cfg config) {
 	if !events {
 		opts = append(opts, hitltest.WithoutEvents())
 	}
-	var svc *hitltest.Server
+	svc := hitltest.NewUnstartedServer(opts...)
 	if cfg.HTTP1 {
-		svc = hitltest.Start(opts...)
+		svc.Start()
 	} else {
-		svc = hitltest.StartTLS(opts...)
+		svc.StartTLS()
 	}
 	announce(svc.URL, svc.Certificate())
 	svc.Close()
@@ -202,11 +203,11 @@ func runServer(events bool, cfg config) {
 
 // runAgent serves the fake A2A agent until standard input closes.
 func runAgent(cfg config) {
-	var a *a2atest.Agent
+	a := a2atest.NewUnstartedAgent()
 	if cfg.HTTP1 {
-		a = a2atest.StartAgent()
+		a.Start()
 	} else {
-		a = a2atest.StartAgentTLS()
+		a.StartTLS()
 	}
 	announce(a.URL, a.Certificate())
 	a.Close()

@@ -46,7 +46,8 @@ func main() {
 // run calls a tool-approval agent and a relay. With in nil every question is approved;
 // otherwise each answer is a line read from in.
 func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error {
-	agent := a2atest.StartAgent(a2atest.WithQuestions(2))
+	agent := a2atest.NewUnstartedAgent(a2atest.WithQuestions(2))
+	agent.Start()
 	defer agent.Close()
 	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
 	if err != nil {
@@ -69,7 +70,9 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 	}
 	fmt.Fprintf(out, "Outcome: %s (%s).\n\n", r.Status, r.Action)
 
-	relay := a2atest.StartRelay()
+	relay := a2atest.NewUnstartedRelay()
+
+	relay.Start()
 	defer relay.Close()
 	rc, err := a2a.NewClient(a2a.WithHTTPClient(relay.Client()), a2a.WithPollInterval(time.Second))
 	if err != nil {

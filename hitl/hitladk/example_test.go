@@ -52,7 +52,8 @@ func ExamplePending() {
 // confirmation nobody answers before it expires.
 func Example_reviewPage() {
 	ctx := context.Background()
-	svc := hitltest.Start(hitltest.WithRetryAfter(time.Second), hitltest.WithCaseLifetime(3*time.Second))
+	svc := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second), hitltest.WithCaseLifetime(3*time.Second))
+	svc.Start()
 	defer svc.Close()
 	for _, person := range []string{"approve", "reject", "nobody"} {
 		// The forwarder hands the review link to the person, who answers on the page.

@@ -63,7 +63,8 @@ func ExampleElicitationHandler() {
 // the person approves at once), retries, and gets the tool's result.
 func ExampleTool() {
 	ctx := context.Background()
-	backend := hitltest.Start(hitltest.WithRetryAfter(time.Second)) // a HITL service
+	backend := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second)) // a HITL service
+	backend.Start()
 	defer backend.Close()
 	hc, err := hitl.NewClient(hitl.WithHTTPClient(backend.Client()), hitl.WithAllowLocalHTTP())
 	if err != nil {

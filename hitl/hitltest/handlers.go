@@ -231,7 +231,7 @@ func (c *fakeCase) rateLimited(now time.Time, perMinute int) (bool, time.Duratio
 
 func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f Fault) {
 	status := map[Fault]int{Fault503: 503, Fault500: 500, Fault429: 429, Fault429Date: 429,
-		FaultMalformedJSON: 200, FaultOversized: 200, FaultStall: 0, FaultResetMidBody: 200, FaultUnauthorized: 401,
+		FaultTruncated: 200, FaultOversized: 200, FaultStall: 0, FaultResetMidBody: 200, FaultUnauthorized: 401,
 		FaultNotFound: 404, FaultGone: 410}[f]
 	s.record(r, id, status)
 	switch f {
@@ -245,7 +245,7 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, id string, f
 		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
 	case Fault429Date:
 		w.Header().Set("Retry-After", time.Now().Add(s.cfg.retryAfter+time.Second).UTC().Format(http.TimeFormat))
-	case FaultMalformedJSON:
+	case FaultTruncated:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"status":"completed","case_id":"`+id+`","result":{"act`)
 		return

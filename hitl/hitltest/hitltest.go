@@ -13,9 +13,13 @@
 // injects faults (FailNext for polls, FailStream, FailCallback), and inspects what the agent
 // sent (Requests) and what the service sent it (Callbacks).
 //
-// [NewServer] binds loopback and registers its own cleanup; [NewMemoryServer] serves through
-// an in-memory transport, with no socket, so it works inside a testing/synctest bubble;
-// [Start] is NewServer for programs, which call Close themselves.
+// The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
+// with a testing.TB: [NewServer] binds loopback and closes the server when the test ends;
+// [NewMemoryServer] serves through an in-memory transport, with no socket, so it works
+// inside a testing/synctest bubble; [NewUnstartedServer] with [Server.Start] or
+// [Server.StartTLS] is for programs, which call Close themselves. [WithProfile] and
+// [Profiles] choose which real services it behaves as; FailNext(id, fault, n) injects
+// faults (id "" means any); [Server.Requests] is the log of what it received.
 //
 // All methods are safe for concurrent use.
 package hitltest
@@ -193,30 +197,36 @@ func newServer(opts []Option) *Server {
 	return s
 }
 
-// Start starts a server on a loopback port. The caller must Close it.
-func Start(opts ...Option) *Server {
-	s := newServer(opts)
+// NewUnstartedServer returns a server that is not yet listening, for programs and demos:
+// [Server.Start] or [Server.StartTLS] starts it, and the caller must Close it. Tests use
+// [NewServer].
+func NewUnstartedServer(opts ...Option) *Server { return newServer(opts) }
+
+// Start starts the server on a loopback port. It panics if the server was already started.
+func (s *Server) Start() {
+	if s.URL != "" {
+		panic("hitltest: Server already started")
+	}
 	s.srv = httptest.NewServer(s.handler)
-	s.URL = s.srv.URL
-	s.client = s.srv.Client()
-	return s
+	s.URL, s.client = s.srv.URL, s.srv.Client()
 }
 
-// StartTLS starts a server on a loopback port over TLS with HTTP/2, as production services
+// StartTLS starts the server on a loopback port over TLS with HTTP/2, as production services
 // are reached: many waits share one connection. Its certificate is [Server.Certificate];
 // [Server.Client] trusts it. Clients must allow private addresses (the URL is
-// https://127.0.0.1:port). The caller must Close it.
-func StartTLS(opts ...Option) *Server {
-	s := newServer(opts)
+// https://127.0.0.1:port). It panics if the server was already started.
+func (s *Server) StartTLS() {
+	if s.URL != "" {
+		panic("hitltest: Server already started")
+	}
 	s.srv = httptest.NewUnstartedServer(s.handler)
 	s.srv.EnableHTTP2 = true
 	s.srv.StartTLS()
-	s.URL = s.srv.URL
-	s.client = s.srv.Client()
-	return s
+	s.URL, s.client = s.srv.URL, s.srv.Client()
 }
 
-// Certificate returns the certificate of a server started with StartTLS, nil otherwise.
+// Certificate returns the certificate of a server started with [Server.StartTLS], nil
+// otherwise.
 func (s *Server) Certificate() *x509.Certificate {
 	if s.srv == nil || s.srv.TLS == nil {
 		return nil
@@ -227,7 +237,8 @@ func (s *Server) Certificate() *x509.Certificate {
 // NewServer starts a server on a loopback port and closes it when tb's test ends.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := Start(opts...)
+	s := newServer(opts)
+	s.Start()
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -299,8 +310,8 @@ const (
 	Fault429
 	// Fault429Date answers 429 with Retry-After as an HTTP-date.
 	Fault429Date
-	// FaultMalformedJSON answers 200 with a truncated JSON body.
-	FaultMalformedJSON
+	// FaultTruncated answers 200 with a truncated JSON body.
+	FaultTruncated
 	// FaultOversized answers 200 with a 2 MiB body.
 	FaultOversized
 	// FaultStall sends nothing until the client gives up or the server closes.

@@ -49,8 +49,8 @@ func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
 		rec := &recorder{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
-			s.log = append(s.log, Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-				Authorization: r.Header.Get("Authorization"), Status: rec.status})
+			s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(),
+				Status: rec.status, Time: time.Now()})
 			s.mu.Unlock()
 		}()
 		if !bearer(r, token) {
@@ -107,13 +107,23 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
+// nextFault takes the first fault queued for request id or for any request and returns its
+// status, 0 when none. Called with s.mu held.
+func (s *Server) nextFault(id string) int {
+	for i, f := range s.faults {
+		if f.id == "" || f.id == id {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+			return map[Fault]int{Fault503: http.StatusServiceUnavailable, Fault500: http.StatusInternalServerError,
+				FaultUnauthorized: http.StatusUnauthorized, FaultNotFound: http.StatusNotFound}[f.f]
+		}
+	}
+	return 0
+}
+
 func (s *Server) handleGet(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
-	var fault int
-	if len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
+	fault := s.nextFault(id)
 	rq, ok := s.requests[id]
 	var st map[string]any
 	var status string
@@ -234,8 +244,21 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = r.URL.Query().Get("request_id")
 	}
+	// What the subscriber is sent is fixed before the upgrade: every event after it is
+	// delivered, however soon.
 	s.mu.Lock()
 	rq, ok := s.requests[id]
+	var sent int
+	var silent bool
+	if ok {
+		sent = len(rq.events)
+		// The reference server replays receipts only: a request that ended without one gets
+		// nothing, and the connection stays open.
+		silent = rq.terminal() && s.cfg.profile == ProfileReference && (rq.receipt == nil || rq.receipt.Status != "completed")
+		if rq.terminal() && sent > 0 {
+			sent--
+		}
+	}
 	s.mu.Unlock()
 	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "request not found")
@@ -250,13 +273,6 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.sockets[c] = true
 	s.accepted++
-	sent := len(rq.events)
-	// The reference server replays receipts only: a request that ended without one gets
-	// nothing, and the connection stays open.
-	silent := rq.terminal() && s.cfg.profile == ProfileReference && (rq.receipt == nil || rq.receipt.Status != "completed")
-	if rq.terminal() && sent > 0 {
-		sent--
-	}
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()

@@ -5,7 +5,12 @@
 // agent and the human, timeouts with each fallback, evidence hashes, a scripted human and
 // injected faults.
 //
-// It binds loopback only. All methods are safe for concurrent use.
+// The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
+// with a testing.TB: [NewServer] binds loopback only and closes the server when the test
+// ends; [NewUnstartedServer] with [Server.Start] is for programs, which call Close
+// themselves. [WithProfile] and [Profiles] choose which real servers it behaves as;
+// [Server.FailNext] injects faults (id "" means any request); [Server.Requests] is the log
+// of what it received. All methods are safe for concurrent use.
 package hxptest
 
 import (
@@ -137,17 +142,21 @@ type Server struct {
 	mu       sync.Mutex
 	requests map[string]*request
 	order    []string
-	faults   []int
+	faults   []fault
 	sockets  map[*ws.ServerConn]bool
 	accepted int
-	log      []Request
+	reqs     []Request
 }
 
 // Request is one HTTP request the server received, for assertions.
 type Request struct {
-	Method, Path, Query string
-	Authorization       string
-	Status              int
+	// Method is the HTTP method, Path the URL's path.
+	Method string
+	Path   string
+	Header http.Header
+	// Status is the HTTP status the server answered with.
+	Status int
+	Time   time.Time
 }
 
 type request struct {
@@ -163,8 +172,9 @@ type request struct {
 	news       chan struct{}
 }
 
-// Start starts a server; the caller must Close it.
-func Start(opts ...Option) *Server {
+// NewUnstartedServer returns a server that is not yet listening, for programs and demos:
+// [Server.Start] starts it, and the caller must Close it. Tests use [NewServer].
+func NewUnstartedServer(opts ...Option) *Server {
 	s := &Server{
 		cfg:      config{agentKey: DefaultAgentKey, humanToken: DefaultHumanToken, secret: []byte(DefaultSecret), formula: hxp.HashReference},
 		created:  make(chan string, 4096),
@@ -175,15 +185,23 @@ func Start(opts ...Option) *Server {
 		o(&s.cfg)
 	}
 	s.stop, s.cancel = context.WithCancel(context.Background())
-	s.srv = httptest.NewServer(s.routes())
-	s.URL = s.srv.URL
 	return s
 }
 
-// NewServer starts a server and closes it when tb's test ends.
+// Start starts the server on a loopback port. It panics if the server was already started.
+func (s *Server) Start() {
+	if s.srv != nil {
+		panic("hxptest: Server already started")
+	}
+	s.srv = httptest.NewServer(s.routes())
+	s.URL = s.srv.URL
+}
+
+// NewServer starts a server on a loopback port and closes it when tb's test ends.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
-	s := Start(opts...)
+	s := NewUnstartedServer(opts...)
+	s.Start()
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -199,7 +217,9 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.conns.Wait()
-	s.srv.Close()
+	if s.srv != nil {
+		s.srv.Close()
+	}
 }
 
 // Client returns an HTTP client that reaches the server.
@@ -219,19 +239,40 @@ func (s *Server) NextRequest(done <-chan struct{}) string {
 	}
 }
 
-// Log returns every HTTP request received so far.
-func (s *Server) Log() []Request {
+// Requests returns a copy of every HTTP request received so far.
+func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.log...)
+	return append([]Request(nil), s.reqs...)
 }
 
-// FailNext makes the next n agent polls answer with status (500, 503, 401, …).
-func (s *Server) FailNext(status, n int) {
+// Fault is a failure the server injects in place of a poll's normal answer.
+type Fault int
+
+// Faults for FailNext. Each answers with an HXP error body.
+const (
+	// Fault503 answers 503 without Retry-After.
+	Fault503 Fault = iota + 1
+	// Fault500 answers 500.
+	Fault500
+	// FaultUnauthorized answers 401.
+	FaultUnauthorized
+	// FaultNotFound answers 404.
+	FaultNotFound
+)
+
+type fault struct {
+	id string
+	f  Fault
+}
+
+// FailNext makes the next n agent polls (GET /hxp/v1/requests/{id}) of request id (any
+// request when id is "") fail with f.
+func (s *Server) FailNext(id string, f Fault, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for range n {
-		s.faults = append(s.faults, status)
+		s.faults = append(s.faults, fault{id, f})
 	}
 }
 
