@@ -246,7 +246,7 @@ func TestWaitA2AMismatch(t *testing.T) {
 		t.Fatalf("Wait = %v, %v after %d questions; want ErrTaskNotFound before any", r, err, asked)
 	}
 	for _, req := range agent.Requests() {
-		if req.Method == "SendMessage" && req.TaskID != it.Task.Task.ID {
+		if req.Operation == "SendMessage" && req.TaskID != it.Task.Task.ID {
 			t.Errorf("a send reached the agent for %s", req.TaskID)
 		}
 	}

@@ -39,7 +39,8 @@ func (a *deployAPI) Deploy(ctx context.Context, version string) (string, *http.R
 // Transport: its call returns once the human decided, with the service's answer as the body
 // and the typed Result beside it.
 func ExampleClient_Transport() {
-	svc := hitltest.Start() // a fake HITL service on loopback
+	svc := hitltest.NewUnstartedServer() // a fake HITL service on loopback
+	svc.Start()
 	defer svc.Close()
 	go func() { // the human, answering in the review page
 		id := svc.NextCase(nil)

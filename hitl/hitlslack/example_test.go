@@ -22,7 +22,8 @@ import (
 // and hitltest the service that asks.
 func Example() {
 	ctx := context.Background()
-	svc := hitltest.Start()
+	svc := hitltest.NewUnstartedServer()
+	svc.Start()
 	defer svc.Close()
 	workspace := newFake()
 	srv := slacktest.NewTestServer(workspace.bind)
