@@ -441,3 +441,26 @@ func TestSubscriptionClosedAfterAnError(t *testing.T) {
 	cancel()
 	<-done
 }
+
+type cutReader struct{}
+
+func (cutReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// TestSendStreamCut: a stream cut off after it named the task is not the end of the task:
+// SendStream asks the agent for it.
+func TestSendStreamCut(t *testing.T) {
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		body, _ := io.ReadAll(r.Body)
+		if strings.Contains(string(body), "SendStreamingMessage") {
+			stream := io.MultiReader(strings.NewReader(`data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_SUBMITTED"}}}}`+"\n\n"), cutReader{})
+			return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(stream), Request: r}, nil
+		}
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Request: r,
+			Body: io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":2,"result":{"id":"t1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`))}, nil
+	})}
+	c := newClient(t, a2a.WithHTTPClient(hc))
+	ev, err := c.SendStream(t.Context(), a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, nil)
+	if err != nil || ev.Task == nil || ev.Task.State != a2a.StateInputRequired {
+		t.Fatalf("SendStream = %+v, %v", ev, err)
+	}
+}
