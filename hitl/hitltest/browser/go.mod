@@ -15,8 +15,7 @@ require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
-	go.etcd.io/bbolt v1.4.3 // indirect
-	golang.org/x/sys v0.29.0 // indirect
+	github.com/stretchr/testify v1.10.0 // indirect
 )
 
 // For development in this repository only: build against the modules of this checkout. A
