@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -155,10 +156,10 @@ func WithMessageIDs(f func() string) Option {
 }
 
 // WithMaxPollsInFlight bounds the task queries a Client's waits have in flight at once at one
-// agent (one origin); a query past the bound waits its turn, then goes. Default
-// transport.DefaultMaxPollsInFlight (1,000). Thousands of waits that query at once — a
-// restart resuming them all, an agent slower than the pace — otherwise each hold a request,
-// and an HTTP/2 client opens connection after connection to carry them.
+// agent (one origin); a query past the bound waits its turn, then goes. Default 1,000.
+// Thousands of waits that query at once — a restart resuming them all, an agent slower than
+// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
+// connection to carry them.
 func WithMaxPollsInFlight(n int) Option {
 	return func(c *Client) error {
 		if n < 1 {
@@ -197,7 +198,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.hc = &hc
 	if c.polls == nil {
-		c.polls = transport.NewSlots(transport.DefaultMaxPollsInFlight)
+		c.polls = transport.NewSlots(pace.MaxPollsInFlight)
 	}
 	return c, nil
 }
@@ -352,7 +353,7 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 			return ev.Task, nil
 		case err == nil: // a message in reply: the task's state is fetched by the caller's wait
 			return &Task{ID: p.TaskID, ContextID: p.ContextID, State: StateWorking}, nil
-		case !transport.IsTemporary(err) || sends == DefaultDeliveries:
+		case !httpx.IsTemporary(err) || sends == DefaultDeliveries:
 			return nil, err
 		}
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a answer's fate unknown; asking the agent", slog.String("task", p.TaskID), slog.String("err", err.Error()))
@@ -364,7 +365,7 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 			if gerr == nil && !stillAsks(p, t) {
 				return t, nil
 			}
-			if gerr == nil || !transport.IsTemporary(gerr) {
+			if gerr == nil || !httpx.IsTemporary(gerr) {
 				if gerr != nil {
 					return nil, gerr
 				}
@@ -481,7 +482,7 @@ func (c *Client) request(ctx context.Context, ep Endpoint, o op, taskID string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := c.credential.Apply(ctx, req); err != nil {
+	if err := httpx.Authorize(ctx, req, c.credential); err != nil {
 		return nil, nil, fmt.Errorf("a2a: credentials: %w", err)
 	}
 	if c.authorize != nil {
@@ -519,7 +520,7 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 // temporary reports the answers a wait rides out: a body that is not JSON (a proxy's page
 // with 200), and an agent's internal or generic server error.
 func temporary(err error) bool {
-	return errors.Is(err, ErrNotJSON) || errors.Is(err, ErrInternal) || errors.Is(err, ErrServer) || transport.IsTemporary(err)
+	return errors.Is(err, ErrNotJSON) || errors.Is(err, ErrInternal) || errors.Is(err, ErrServer) || httpx.IsTemporary(err)
 }
 
 // ResultOf turns a finished task into a Result. action is the human's last answer, when a

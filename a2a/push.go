@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 // The headers an agent echoes a push configuration's token in: 0.3's X-A2A-Notification-Token
@@ -58,7 +58,7 @@ type PushReceiver struct {
 	// Logger receives a debug record per notification (task id and state only). Nil is silent.
 	Logger *slog.Logger
 
-	mailbox    transport.Mailbox
+	mailbox    notify.Mailbox
 	mu         sync.Mutex
 	expect     map[string]int
 	intake     httpx.Intake

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -186,7 +187,7 @@ func TestCase29IDMismatch(t *testing.T) {
 	c = newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h502}}))
 	_, err = c.Send(t.Context(), a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("hi")}}, nil)
 	var se *transport.StatusError
-	if !errors.As(err, &se) || se.StatusCode != 502 || !transport.IsTemporary(err) || errors.Is(err, a2a.ErrRemote) {
+	if !errors.As(err, &se) || se.StatusCode != 502 || !httpx.IsTemporary(err) || errors.Is(err, a2a.ErrRemote) {
 		t.Fatalf("502: %v", err)
 	}
 }

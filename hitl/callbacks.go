@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 // Callback wire names (HITL Protocol §9).
@@ -49,8 +49,8 @@ const (
 //
 // Use one Callbacks per service (each has its own secret). It is safe for concurrent use.
 type Callbacks struct {
-	recv transport.Receiver
-	box  transport.Mailbox
+	recv notify.Receiver
+	box  notify.Mailbox
 
 	decide bool
 	mu     sync.Mutex
@@ -107,9 +107,9 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		o = &CallbacksOptions{}
 	}
 	key := append([]byte(nil), secret...)
-	cb := &Callbacks{box: transport.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}, decide: o.Decide}
+	cb := &Callbacks{box: notify.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}, decide: o.Decide}
 	var once sync.Once
-	cb.recv = transport.Receiver{
+	cb.recv = notify.Receiver{
 		Mailbox:            &cb.box,
 		MaxBody:            o.MaxBody,
 		ReadTimeout:        o.ReadTimeout,
@@ -117,7 +117,7 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		Logger:             o.Logger,
 		Verify: func(h http.Header, body []byte) bool {
 			sig := h.Get(SignatureHeader)
-			if transport.VerifyHMACSHA256(key, body, sig, signaturePrefix) {
+			if notify.VerifyHMACSHA256(key, body, sig, signaturePrefix) {
 				return true
 			}
 			if !verifyHS256(key, body, sig) {
@@ -177,10 +177,10 @@ func (cb *Callbacks) parse(body []byte) (string, string, error) {
 		now := time.Now()
 		keep, limit := cb.box.Keep, cb.box.MaxKept
 		if keep <= 0 {
-			keep = transport.DefaultKeep
+			keep = notify.DefaultKeep
 		}
 		if limit <= 0 {
-			limit = transport.DefaultMaxKept
+			limit = notify.DefaultMaxKept
 		}
 		cb.mu.Lock()
 		if cb.last == nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/duration"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/transport"
 )
 
 // ReviewType is a case's type (HITL Protocol §10). Types starting with "x-" are a service's
@@ -394,7 +393,7 @@ func privateHost(host string) bool {
 			return false
 		}
 	}
-	return !transport.PublicAddr(ip)
+	return !httpx.PublicAddr(ip)
 }
 
 // looseIPv4 parses the IPv4 spellings of inet_aton(3): one to four parts, each decimal, octal

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/dial"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/internal/sse"
@@ -76,7 +77,7 @@ func NewClient(opts ...Option) (*Client, error) {
 	}
 	c.service = c.http
 	if !c.detect.AllowPrivateAddresses {
-		c.service = transport.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
+		c.service = dial.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
 	}
 	if c.polls == nil {
 		c.polls = transport.NewSlots(DefaultMaxPollsInFlight)
@@ -245,7 +246,7 @@ func WithRequestTimeout(d time.Duration) Option {
 
 // DefaultMaxPollsInFlight is how many polls of one service (one origin) a Client has in
 // flight at once by default; see [WithMaxPollsInFlight].
-const DefaultMaxPollsInFlight = transport.DefaultMaxPollsInFlight
+const DefaultMaxPollsInFlight = pace.MaxPollsInFlight
 
 // WithMaxPollsInFlight bounds the polls of one service (one origin) a Client has in flight at
 // once, over all its waits; a poll past the bound waits its turn, then goes. Default
@@ -877,7 +878,7 @@ func (c *Client) authorizer(it *Interrupt, target string, auth func(context.Cont
 	if auth == nil || !c.mayReceiveCredentials(it, target) {
 		return nil
 	}
-	return transport.Credential(auth).Apply
+	return func(ctx context.Context, req *http.Request) error { return httpx.Authorize(ctx, req, auth) }
 }
 
 func (c *Client) mayReceiveCredentials(it *Interrupt, target string) bool {

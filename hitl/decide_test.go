@@ -13,7 +13,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 // service is a scripted case review_c1: its poll says "pending" until decideAt, then
@@ -149,7 +149,7 @@ func TestTrustedCallbackDecides(t *testing.T) {
 				go func() {
 					<-time.After(10 * time.Second)
 					req := httptest.NewRequest(http.MethodPost, "https://agent.example/hitl/callbacks", bytes.NewReader([]byte(tt.body)))
-					req.Header.Set(hitl.SignatureHeader, transport.SignHMACSHA256(secret, []byte(tt.body), "sha256="))
+					req.Header.Set(hitl.SignatureHeader, notify.SignHMACSHA256(secret, []byte(tt.body), "sha256="))
 					rec := httptest.NewRecorder()
 					cb.ServeHTTP(rec, req)
 					if rec.Code != http.StatusOK {

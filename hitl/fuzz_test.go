@@ -19,7 +19,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 // FuzzDetect feeds arbitrary 202 bodies to Detect: it must never panic, must restore the body
@@ -122,7 +122,7 @@ func FuzzCallback(f *testing.F) {
 		`{"event":"","case_id":"a/../b"}`,
 		`[]`,
 	} {
-		f.Add([]byte(body), transport.SignHMACSHA256(secret, []byte(body), "sha256="))
+		f.Add([]byte(body), notify.SignHMACSHA256(secret, []byte(body), "sha256="))
 		f.Add([]byte(body), "sha256="+strings.Repeat("A", 64))
 		f.Add([]byte(body), "algorithm=HS256, value="+hs256(secret, []byte(body)))
 		f.Add([]byte(body), "value="+hs256(secret, []byte(body))+"==,algorithm=hs256")
@@ -136,7 +136,7 @@ func FuzzCallback(f *testing.F) {
 		req.Header.Set(hitl.SignatureHeader, sig)
 		w := httptest.NewRecorder()
 		cb.ServeHTTP(w, req)
-		verified := transport.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=") ||
+		verified := notify.VerifyHMACSHA256(secret, body, req.Header.Get(hitl.SignatureHeader), "sha256=") ||
 			strings.Contains(req.Header.Get(hitl.SignatureHeader), hs256(secret, body)) // the other form holds the MAC itself
 		if w.Code == http.StatusOK && !verified {
 			t.Fatalf("accepted an unverified callback (%d)", w.Code)

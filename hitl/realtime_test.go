@@ -20,7 +20,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 const agentCallbackURL = "https://agent.test/hitl/callbacks"
@@ -316,7 +316,7 @@ func TestCallbackBeforeWait(t *testing.T) {
 		cb := newCallbacks(t)
 		body := `{"event":"review.completed","case_id":"c1","timestamp":"2026-11-22T10:00:00Z"}`
 		req := httptest.NewRequest(http.MethodPost, agentCallbackURL, strings.NewReader(body))
-		req.Header.Set(hitl.SignatureHeader, transport.SignHMACSHA256([]byte(hitltest.DefaultCallbackSecret), []byte(body), "sha256="))
+		req.Header.Set(hitl.SignatureHeader, notify.SignHMACSHA256([]byte(hitltest.DefaultCallbackSecret), []byte(body), "sha256="))
 		w := httptest.NewRecorder()
 		cb.ServeHTTP(w, req)
 		if w.Code != http.StatusOK {
@@ -387,7 +387,7 @@ func TestCallbacksReceiver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sign := func(body string) string { return transport.SignHMACSHA256(secret, []byte(body), "sha256=") }
+	sign := func(body string) string { return notify.SignHMACSHA256(secret, []byte(body), "sha256=") }
 	spec := `{"event":"review.completed","case_id":"review_1","completed_at":"2026-11-22T10:00:00Z","result":{"action":"approve","data":{}}}`
 	openapi := `{"event":"review.expired","case_id":"review_2","timestamp":"2026-11-22T10:00:00Z"}`
 	tests := []struct {
@@ -439,8 +439,8 @@ func TestCallbackSignatureForms(t *testing.T) {
 		sig  string
 		want int
 	}{
-		{transport.SignHMACSHA256(secret, body, "sha256="), 200},
-		{"sha256=" + strings.ToUpper(strings.TrimPrefix(transport.SignHMACSHA256(secret, body, "sha256="), "sha256=")), 200},
+		{notify.SignHMACSHA256(secret, body, "sha256="), 200},
+		{"sha256=" + strings.ToUpper(strings.TrimPrefix(notify.SignHMACSHA256(secret, body, "sha256="), "sha256=")), 200},
 		{"algorithm=HS256, value=" + good, 200},
 		{"algorithm=HS256,value=" + good + "=", 200},
 		{"value=" + good + ", algorithm=hs256", 200},

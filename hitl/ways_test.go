@@ -18,6 +18,7 @@ import (
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/internal/notify"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -100,7 +101,7 @@ func TestWaysOfOneWait(t *testing.T) {
 					}
 					body := []byte(`{"event":"review.completed","case_id":"review_c1","timestamp":"2026-02-22T10:05:18Z"}`)
 					req := httptest.NewRequest(http.MethodPost, "https://agent.example/hitl/callbacks", bytes.NewReader(body))
-					req.Header.Set(hitl.SignatureHeader, transport.SignHMACSHA256(secret, body, "sha256="))
+					req.Header.Set(hitl.SignatureHeader, notify.SignHMACSHA256(secret, body, "sha256="))
 					cb.ServeHTTP(httptest.NewRecorder(), req)
 				}()
 				began := time.Now()

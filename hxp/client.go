@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -81,13 +82,13 @@ func NewClient(baseURL string, opts ...Option) (*Client, error) {
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.http = &hc
 	if c.polls == nil {
-		c.polls = transport.NewSlots(transport.DefaultMaxPollsInFlight)
+		c.polls = transport.NewSlots(pace.MaxPollsInFlight)
 	}
 	return c, nil
 }
 
 // WithMaxPollsInFlight bounds the polls a Client's waits have in flight at once; a poll past
-// the bound waits its turn, then goes. Default transport.DefaultMaxPollsInFlight (1,000).
+// the bound waits its turn, then goes. Default 1,000.
 // Thousands of waits that poll at once — a restart resuming them all, a server slower than
 // the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
 // connection to carry them.
@@ -406,7 +407,7 @@ func (c *Client) authorize(ctx context.Context, req *http.Request, as who) error
 	if !c.sameOrigin(req.URL) {
 		return nil
 	}
-	if err := cred.Apply(ctx, req); err != nil {
+	if err := httpx.Authorize(ctx, req, cred); err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
 	return nil

@@ -293,7 +293,7 @@ func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 	header := http.Header{}
 	if c.sameOrigin(mustParse(wsURL)) {
 		hreq := &http.Request{Header: header}
-		if err := c.agent.Apply(ctx, hreq); err != nil {
+		if err := httpx.Authorize(ctx, hreq, c.agent); err != nil {
 			return nil, fmt.Errorf("credentials: %w", err)
 		}
 	}

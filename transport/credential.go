@@ -3,7 +3,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"net/http"
 )
 
 // Credential gives the value of the Authorization header for one request ("Bearer sk-…",
@@ -41,20 +40,4 @@ func BearerToken(source func(ctx context.Context) (string, error)) Credential {
 		}
 		return "Bearer " + t, nil
 	}
-}
-
-// Apply sets req's Authorization header from c (nothing when c is nil or gives ""). An error
-// from c is returned as it is; it never holds the value.
-func (c Credential) Apply(ctx context.Context, req *http.Request) error {
-	if c == nil {
-		return nil
-	}
-	v, err := c(ctx)
-	if err != nil {
-		return err
-	}
-	if v != "" {
-		req.Header.Set("Authorization", v)
-	}
-	return nil
 }

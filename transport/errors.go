@@ -52,26 +52,9 @@ func (e *StatusError) Is(target error) bool {
 	return target == ErrUnexpectedStatus
 }
 
-// temporaryError marks a decoder's error as worth another poll.
-type temporaryError struct{ err error }
-
-func (e temporaryError) Error() string { return e.err.Error() }
-func (e temporaryError) Unwrap() error { return e.err }
-
-// Temporary marks err, returned by a [Decoder], as transient: the poll loop backs off and polls
-// again instead of ending the wait. Unmarked decoder errors end the wait.
-func Temporary(err error) error {
-	if err == nil {
-		return nil
-	}
-	return temporaryError{err}
-}
-
-// IsTemporary reports whether err was marked with [Temporary].
-func IsTemporary(err error) bool {
-	var t temporaryError
-	return errors.As(err, &t)
-}
+// Temporary marks err, returned by a [Wait]'s Decode, as transient: the wait backs off and
+// polls again instead of ending. Unmarked Decode errors end the wait. Temporary(nil) is nil.
+func Temporary(err error) error { return httpx.Temporary(err) }
 
 // ErrMismatch: an answer, receipt, task or notification concerns another case, request,
 // task or interaction than the one asked about. It is never taken as the outcome.

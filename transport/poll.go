@@ -100,7 +100,7 @@ func (w *Wait[T]) pollOnce(ctx context.Context, etag *string) (o outcome[T]) {
 			}
 		}
 		o.value, o.done, o.err = w.Decode(body)
-		o.temporary = IsTemporary(o.err)
+		o.temporary = httpx.IsTemporary(o.err)
 	case code == http.StatusNotModified:
 		if *etag == "" {
 			w.Logger.LogAttrs(ctx, slog.LevelDebug, "poll: 304 without a validator sent",

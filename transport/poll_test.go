@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -47,7 +48,7 @@ func TestDecoderErrors(t *testing.T) {
 		}
 		errBad := errors.New("bad")
 		_, err = poll(t.Context(), p, "https://svc.example/s", func([]byte) (int, bool, error) { return 0, false, errBad })
-		if !errors.Is(err, errBad) || transport.IsTemporary(err) {
+		if !errors.Is(err, errBad) || httpx.IsTemporary(err) {
 			t.Fatalf("Poll = %v, want the permanent error", err)
 		}
 	})
@@ -174,7 +175,7 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 		// Every slot taken: a loop waits for one, and stops with its context.
 		for range 3 {
-			p.Slots.For("https://svc.example/s") <- struct{}{}
+			transport.SlotsOf(p.Slots, "https://svc.example/s") <- struct{}{}
 		}
 		ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errGaveUp)
 		defer cancel()

@@ -6,13 +6,9 @@ import (
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
-// DefaultMaxPollsInFlight is the bound on polls of one origin in flight at once that the
-// hitl, a2a, hxp and hi clients apply by default (their WithMaxPollsInFlight).
-const DefaultMaxPollsInFlight = 1000
-
-// Slots bound the polls in flight per origin: every poll loop whose [Poller.Slots] came from
-// the same Slots for the same origin takes one before each request and frees it after, so at
-// most n are in flight at once, however many clients share them. Safe for concurrent use.
+// Slots bound the polls in flight per origin: every [Wait] given the same Slots takes one
+// for its URL's origin before each poll and frees it after, so at most n polls of one origin
+// are in flight at once, however many waits and clients share them. Safe for concurrent use.
 type Slots struct {
 	n int
 	m sync.Map // origin → chan struct{} of cap n
@@ -26,8 +22,8 @@ func NewSlots(n int) *Slots {
 	return &Slots{n: n}
 }
 
-// For returns the slots of rawURL's origin, for [Poller.Slots]; nil (no bound) on nil Slots.
-func (s *Slots) For(rawURL string) chan struct{} {
+// of returns the slots of rawURL's origin; nil (no bound) on nil Slots.
+func (s *Slots) of(rawURL string) chan struct{} {
 	if s == nil {
 		return nil
 	}

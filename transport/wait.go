@@ -210,7 +210,7 @@ func (w *Wait[T]) poll(ctx context.Context, wake <-chan struct{}) (T, error) {
 		zero    T
 		etag    = w.ETag
 		lastErr error
-		slots   = w.Slots.For(w.URL)
+		slots   = w.Slots.of(w.URL)
 	)
 	bo := backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval)
 	if w.FirstDelay > 0 {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 // streamEvent is one event of a case's stream (§8.5).
@@ -258,7 +258,7 @@ func (s *Server) sendCallback(c *fakeCase, event string) {
 	if fault == CallbackForged {
 		secret = []byte("not-the-secret")
 	}
-	sig := transport.SignHMACSHA256(secret, raw, "sha256=")
+	sig := notify.SignHMACSHA256(secret, raw, "sha256=")
 	client := s.callbackClient
 	url := c.callbackURL
 	for range copies {

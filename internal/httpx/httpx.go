@@ -4,10 +4,12 @@ package httpx
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -314,4 +316,112 @@ func Secrets(req *http.Request) []string {
 		}
 	}
 	return out
+}
+
+// PublicAddr reports whether a may belong to a public service: not loopback, private
+// (RFC 1918, RFC 4193), link-local, multicast, unspecified, CGNAT shared space (RFC 6598),
+// nor an IPv6 address that carries one of those IPv4 addresses: mapped (::ffff:0:0/96),
+// translated (::ffff:0:0:0/96, RFC 2765), compatible (::/96, RFC 4291 §2.5.5.1), or behind
+// NAT64 (64:ff9b::/96, RFC 6052 §2.1; and 64:ff9b:1::/48, RFC 8215, whose prefix length is
+// the network's choice: judged at every place an RFC 6052 §2.2 prefix of /48, /56, /64 or
+// /96 would put the IPv4 address, where the bits after it are zero) — on an IPv6-only host
+// behind NAT64, 64:ff9b::a00:1 reaches 10.0.0.1.
+func PublicAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	switch {
+	case !a.IsValid(), a.IsLoopback(), a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast(),
+		a.IsInterfaceLocalMulticast(), a.IsMulticast(), a.IsUnspecified():
+		return false
+	case a.Is4() && a.As4()[0] == 100 && a.As4()[1]&0xc0 == 64: // 100.64.0.0/10
+		return false
+	case a.Is4() && a.As4()[0] == 0: // 0.0.0.0/8, "this network"
+		return false
+	}
+	for _, v4 := range embeddedIPv4(a) {
+		if !PublicAddr(v4) {
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	nat64       = netip.MustParsePrefix("64:ff9b::/96")    // RFC 6052 §2.1
+	nat64Local  = netip.MustParsePrefix("64:ff9b:1::/48")  // RFC 8215
+	translated  = netip.MustParsePrefix("::ffff:0:0:0/96") // RFC 2765 §2.1
+	compatible  = netip.MustParsePrefix("::/96")           // RFC 4291 §2.5.5.1
+	v4Positions = [][4]int{                                // RFC 6052 §2.2: the bytes holding the IPv4 address for prefixes of /48, /56, /64, /96 (byte 8 is always zero)
+		{6, 7, 9, 10}, {7, 9, 10, 11}, {9, 10, 11, 12}, {12, 13, 14, 15},
+	}
+)
+
+// embeddedIPv4 returns the IPv4 addresses an IPv6 address carries for a translator.
+func embeddedIPv4(a netip.Addr) []netip.Addr {
+	if !a.Is6() {
+		return nil
+	}
+	b := a.As16()
+	at := func(p [4]int) netip.Addr { return netip.AddrFrom4([4]byte{b[p[0]], b[p[1]], b[p[2]], b[p[3]]}) }
+	switch {
+	case nat64.Contains(a), translated.Contains(a), compatible.Contains(a):
+		return []netip.Addr{at(v4Positions[3])}
+	case nat64Local.Contains(a):
+		var out []netip.Addr
+		for _, p := range v4Positions {
+			last := p[3]
+			if last < 15 && (b[8] != 0 || !zero(b[last+1:])) {
+				continue // not this layout: its u-octet or suffix is set
+			}
+			if v4 := at(p); len(out) == 0 || v4 != netip.IPv4Unspecified() { // /96 after a shorter layout: the zero suffix
+				out = append(out, v4)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+func zero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// temporaryError marks an error as worth another try.
+type temporaryError struct{ err error }
+
+func (e temporaryError) Error() string { return e.err.Error() }
+func (e temporaryError) Unwrap() error { return e.err }
+
+// Temporary marks err as transient (nil stays nil); see transport.Temporary.
+func Temporary(err error) error {
+	if err == nil {
+		return nil
+	}
+	return temporaryError{err}
+}
+
+// IsTemporary reports whether err was marked with Temporary.
+func IsTemporary(err error) bool {
+	var t temporaryError
+	return errors.As(err, &t)
+}
+
+// Authorize sets req's Authorization header from cred (a transport.Credential): nothing when
+// cred is nil or gives "". An error from cred is returned as it is; it never holds the value.
+func Authorize(ctx context.Context, req *http.Request, cred func(context.Context) (string, error)) error {
+	if cred == nil {
+		return nil
+	}
+	v, err := cred(ctx)
+	if err != nil {
+		return err
+	}
+	if v != "" {
+		req.Header.Set("Authorization", v)
+	}
+	return nil
 }

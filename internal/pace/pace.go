@@ -16,3 +16,7 @@ const (
 	// RequestTimeout bounds one request, headers and body together.
 	RequestTimeout = 30 * time.Second
 )
+
+// MaxPollsInFlight is the bound on polls of one origin in flight at once that the hitl, a2a,
+// hxp and hi clients apply by default (their WithMaxPollsInFlight).
+const MaxPollsInFlight = 1000

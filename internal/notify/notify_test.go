@@ -1,4 +1,4 @@
-package transport_test
+package notify_test
 
 import (
 	"encoding/json"
@@ -10,12 +10,12 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/hitlkit/hitlkit/transport"
+	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
 func TestVerifyHMACSHA256(t *testing.T) {
 	secret, body := []byte("s3cret"), []byte(`{"event":"review.completed","case_id":"c1"}`)
-	good := transport.SignHMACSHA256(secret, body, "sha256=")
+	good := notify.SignHMACSHA256(secret, body, "sha256=")
 	tests := []struct {
 		name   string
 		secret []byte
@@ -31,10 +31,10 @@ func TestVerifyHMACSHA256(t *testing.T) {
 		{"missing header", secret, body, "", false},
 		{"truncated digest", secret, body, good[:len(good)-2], false},
 		{"not hex", secret, body, "sha256=" + strings.Repeat("z", 64), false},
-		{"empty secret", nil, body, transport.SignHMACSHA256(nil, body, "sha256="), false},
+		{"empty secret", nil, body, notify.SignHMACSHA256(nil, body, "sha256="), false},
 	}
 	for _, tt := range tests {
-		if got := transport.VerifyHMACSHA256(tt.secret, tt.body, tt.header, "sha256="); got != tt.want {
+		if got := notify.VerifyHMACSHA256(tt.secret, tt.body, tt.header, "sha256="); got != tt.want {
 			t.Errorf("%s: VerifyHMACSHA256 = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -44,7 +44,7 @@ func TestVerifyHMACSHA256(t *testing.T) {
 // are delivered once; kept notifications expire; a full mailbox refuses new keys only.
 func TestMailbox(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := &transport.Mailbox{Keep: time.Minute, MaxKept: 2}
+		m := &notify.Mailbox{Keep: time.Minute, MaxKept: 2}
 		if fresh, err := m.Deliver("early", "review.completed"); !fresh || err != nil {
 			t.Fatalf("Deliver = %v, %v", fresh, err)
 		}
@@ -70,7 +70,7 @@ func TestMailbox(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := m.Deliver("c", "e"); !errors.Is(err, transport.ErrMailboxFull) {
+		if _, err := m.Deliver("c", "e"); !errors.Is(err, notify.ErrMailboxFull) {
 			t.Fatalf("Deliver to a full mailbox = %v", err)
 		}
 		watched := 0
@@ -92,12 +92,12 @@ func TestMailbox(t *testing.T) {
 
 func TestReceiver(t *testing.T) {
 	secret := []byte("k")
-	box := &transport.Mailbox{}
-	rc := &transport.Receiver{
+	box := &notify.Mailbox{}
+	rc := &notify.Receiver{
 		Mailbox: box,
 		MaxBody: 256,
 		Verify: func(h http.Header, body []byte) bool {
-			return transport.VerifyHMACSHA256(secret, body, h.Get("X-Sig"), "sha256=")
+			return notify.VerifyHMACSHA256(secret, body, h.Get("X-Sig"), "sha256=")
 		},
 		Parse: func(body []byte) (string, string, error) {
 			var v struct{ Key, Event string }
@@ -123,11 +123,11 @@ func TestReceiver(t *testing.T) {
 		name, method, body, sig string
 		code, wakes             int
 	}{
-		{"forged", "POST", good, transport.SignHMACSHA256([]byte("guess"), []byte(good), "sha256="), 401, 0},
+		{"forged", "POST", good, notify.SignHMACSHA256([]byte("guess"), []byte(good), "sha256="), 401, 0},
 		{"unsigned", "POST", good, "", 401, 0},
-		{"signed", "POST", good, transport.SignHMACSHA256(secret, []byte(good), "sha256="), 200, 1},
-		{"duplicate", "POST", good, transport.SignHMACSHA256(secret, []byte(good), "sha256="), 200, 1},
-		{"signed garbage", "POST", `[]`, transport.SignHMACSHA256(secret, []byte(`[]`), "sha256="), 400, 1},
+		{"signed", "POST", good, notify.SignHMACSHA256(secret, []byte(good), "sha256="), 200, 1},
+		{"duplicate", "POST", good, notify.SignHMACSHA256(secret, []byte(good), "sha256="), 200, 1},
+		{"signed garbage", "POST", `[]`, notify.SignHMACSHA256(secret, []byte(`[]`), "sha256="), 400, 1},
 		{"too large", "POST", strings.Repeat(" ", 300) + good, "sha256=00", 413, 1},
 		{"GET", "GET", "", "", 405, 1},
 	}
@@ -140,7 +140,7 @@ func TestReceiver(t *testing.T) {
 
 func TestReceiverUnconfigured(t *testing.T) {
 	w := httptest.NewRecorder()
-	(&transport.Receiver{}).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/cb", strings.NewReader("{}")))
+	(&notify.Receiver{}).ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/cb", strings.NewReader("{}")))
 	if w.Code != http.StatusInternalServerError {
 		t.Errorf("answered %d, want 500", w.Code)
 	}

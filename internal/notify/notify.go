@@ -1,4 +1,6 @@
-package transport
+// Package notify routes notifications a server POSTs to the agent (signed callbacks, push
+// notifications) to the waits they concern.
+package notify
 
 import (
 	"crypto/hmac"

@@ -1,4 +1,4 @@
-package transport_test
+package dial_test
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/hitlkit/hitlkit/internal/dial"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -54,13 +56,13 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	}
 	for name := range table {
 		t.Run(name, func(t *testing.T) {
-			hc := transport.PublicOnly(&http.Client{Transport: &http.Transport{}}, &transport.PublicDialer{Resolver: table})
-			p := &poller{Client: hc}
+			hc := dial.PublicOnly(&http.Client{Transport: &http.Transport{}}, &transport.PublicDialer{Resolver: table})
 			calls := 0
-			_, err := poll(t.Context(), p, "http://"+name+":"+port+"/status", func([]byte) (bool, bool, error) {
+			w := &transport.Wait[bool]{URL: "http://" + name + ":" + port + "/status", Client: hc, Decode: func([]byte) (bool, bool, error) {
 				calls++
 				return true, true, nil
-			})
+			}}
+			_, err := w.Run(t.Context())
 			if !errors.Is(err, transport.ErrPrivateAddress) {
 				t.Fatalf("Poll = %v, want ErrPrivateAddress", err)
 			}
@@ -74,7 +76,7 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	}
 	// The same resolver with loopback allowed does reach the server: the refusal above was
 	// the dialer's, not a failed lookup.
-	hc := transport.PublicOnly(&http.Client{}, &transport.PublicDialer{Resolver: table, AllowLoopback: true})
+	hc := dial.PublicOnly(&http.Client{}, &transport.PublicDialer{Resolver: table, AllowLoopback: true})
 	resp, err := hc.Get("http://rebind.example:" + port + "/status")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +100,7 @@ func TestPublicAddr(t *testing.T) {
 		"64:ff9b:1:808:8:800::": true, "64:ff9b:1:ffff::808:808": true, "64:ff9b:1:ffff::a00:1": false,
 		"::ffff:0:a00:1": false, "::ffff:0:808:808": true, "::a00:1": false,
 	} {
-		if got := transport.PublicAddr(netip.MustParseAddr(a)); got != want {
+		if got := httpx.PublicAddr(netip.MustParseAddr(a)); got != want {
 			t.Errorf("PublicAddr(%s) = %v, want %v", a, got, want)
 		}
 	}
