@@ -117,6 +117,9 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 		}
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return fmt.Errorf("stopped before every case was decided: %w", context.Cause(ctx))
+	}
 
 	say("\nResults:\n")
 	for i, c := range calls {
