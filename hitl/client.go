@@ -48,6 +48,7 @@ type Client struct {
 	waiters        []Waiter         // WithWaiter's
 	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
 	polls          *transport.Slots // bound on polls in flight per service origin
+	deviations     deviations       // what services did beside the spec, each logged once
 }
 
 // Option configures a Client; see the With functions. An option that is given a bad value
@@ -327,7 +328,13 @@ func (c *Client) timeout() time.Duration {
 
 // Detect is [Detect] with the client's detection options.
 func (c *Client) Detect(resp *http.Response) (*Interrupt, error) {
-	return Detect(resp, &c.detect)
+	it, err := Detect(resp, &c.detect)
+	if it != nil && resp.Request != nil {
+		for _, w := range it.Warnings {
+			c.deviation(resp.Request.Context(), "hitl: "+w)
+		}
+	}
+	return it, err
 }
 
 // CallOptions tunes one [Client.Do]. A nil *CallOptions means the defaults.
@@ -511,6 +518,11 @@ type WaitOptions struct {
 	// Wait.Push). Its Notify is called besides the client's forwarder. Nil: the defaults of
 	// [a2a.Client.Run]. HITL Protocol cases ignore it.
 	A2A *a2a.RunOptions
+	// ChangeWindow is how long the service lets the human change a submitted answer, as its
+	// documentation says (a live HITL service allows five minutes, then answers 409; the
+	// protocol has no field for it): a completed Result's FinalAt is then its completion plus
+	// the window, see [Client.Final]. 0: answers are final when completed.
+	ChangeWindow time.Duration
 	// NoReminders turns reminders off: by default, at each of the case's reminder_at times
 	// and on each review.reminder event, the forwarder is called again with the same
 	// interrupt (its Reminder counting up) while the case is pending or opened.
@@ -649,6 +661,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: case ended", slog.String("case_id", cs.CaseID),
 		slog.String("status", string(res.Status)))
+	c.mayChange(ctx, res, o.ChangeWindow)
 	return res, nil
 }
 
@@ -801,9 +814,16 @@ func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, t
 		case eventCompleted, eventExpired, eventCancelled:
 			end = ev
 			return true, nil
+		case eventStatus:
+			r.c.deviation(ctx, "hitl: the event stream sends review.status (not in §8.5); read as the poll's status")
+		}
+		u, _, terminal := decodeEvent(cs, ev)
+		if terminal {
+			end = ev
+			return true, nil
 		}
 		defer r.mark(ev.ID) // once handled: a process that stops first sees the event again
-		if u, _, _ := decodeEvent(cs, ev); u != nil {
+		if u != nil {
 			r.report(*u)
 		}
 		return false, nil

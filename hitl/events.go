@@ -15,6 +15,9 @@ const (
 	eventCompleted  = "review.completed"
 	eventExpired    = "review.expired"
 	eventCancelled  = "review.cancelled"
+	// eventStatus is not in §8.5: a live service opens each stream with it, its data the poll
+	// response's fields, to catch the agent up. It is read as the poll's status would be.
+	eventStatus = "review.status"
 )
 
 // eventData is the data of a §8.5 event: a terminal one has the poll response's fields, a
@@ -39,6 +42,19 @@ func decodeEvent(c *Case, ev sse.Event) (u *Update, r *Result, terminal bool) {
 	switch ev.Name {
 	case eventCompleted, eventExpired, eventCancelled:
 		return nil, outcomeIn(c, ev.Name, &d.pollResponse), true
+	case eventStatus:
+		switch d.Status {
+		case stateCompleted, stateExpired, stateCancelled:
+			return nil, outcomeIn(c, "review."+d.Status, &d.pollResponse), true
+		}
+		if d.CaseID != c.CaseID {
+			return nil, nil, false
+		}
+		_, u, err := c.outcome(&d.pollResponse)
+		if err != nil {
+			return nil, nil, false
+		}
+		return u, nil, false
 	case eventOpened:
 		return &Update{CaseID: c.CaseID, State: stateOpened, OpenedAt: at(d.OpenedAt)}, nil, false
 	case eventInProgress:

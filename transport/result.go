@@ -82,6 +82,11 @@ type Result struct {
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	OpenedAt  time.Time `json:"opened_at,omitzero"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
+	// FinalAt is set when the service lets the human change a submitted answer for a while
+	// (a live HITL service allows five minutes): until then this answer may still change, so
+	// a caller about to do what cannot be undone waits for it and asks again (hitl's
+	// Client.Final). Zero when the answer is final as returned.
+	FinalAt time.Time `json:"final_at,omitzero"`
 }
 
 // DecidedByHuman reports whether a person completed the case (as opposed to an expiry, a

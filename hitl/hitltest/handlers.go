@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,7 +90,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_reminder_at"})
 		return
 	}
-	c := &fakeCase{id: newID(), typ: string(typ), token: newToken(), state: "pending",
+	c := &fakeCase{id: newID(), typ: string(typ), token: newToken(), state: "pending", live: s.cfg.profile == ProfileLive,
 		prompt: firstNonEmpty(req.Prompt, sample.prompt), defaultAction: firstNonEmpty(req.DefaultAction, hitl.DefaultSkip),
 		context: req.Context, callbackURL: req.CallbackURL, news: make(chan struct{}),
 		inlineActions: req.InlineActions, policy: req.VerificationPolicy, previous: req.PreviousCaseID}
@@ -136,6 +137,12 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	if s.cfg.profile == ProfileReference {
 		h["poll_url"] = s.URL + "/api/reviews/" + c.id + "/status"
 	}
+	if s.cfg.profile == ProfileLive {
+		h["spec_version"], h["timeout"] = "0.6", shortDuration(lifetime)
+		delete(h, "prompt")
+		delete(h, "created_at")
+		delete(h, "expires_at")
+	}
 	if c.callbackURL != "" {
 		h["callback_url"] = c.callbackURL
 	}
@@ -157,7 +164,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	}
 	s.record(r, c.id, http.StatusAccepted)
 	retryAfter := s.cfg.retryAfter
-	if s.cfg.profile == ProfileReference {
+	if s.cfg.profile == ProfileReference || s.cfg.profile == ProfileLive {
 		retryAfter = referenceRetryAfter
 	}
 	w.Header().Set("Retry-After", secondsCeil(retryAfter))
@@ -183,6 +190,13 @@ func (s *Server) handlePoll(w http.ResponseWriter, r *http.Request) {
 	limited, wait := c.rateLimited(now, s.cfg.rateLimit)
 	s.expireIfDue(c, now)
 	body, etag, terminal := c.pollBody(), c.etag(), c.terminal()
+	pace := s.cfg.retryAfter
+	if c.live { // 30 s while pending, 10 s while the human is at it
+		pace = referenceRetryAfter
+		if c.state == "opened" || c.state == "in_progress" {
+			pace = liveActiveRetryAfter
+		}
+	}
 	s.mu.Unlock()
 
 	if limited {
@@ -198,14 +212,14 @@ func (s *Server) handlePoll(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("ETag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && inm == etag {
 		if !terminal && s.cfg.profile != ProfileReference {
-			w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+			w.Header().Set("Retry-After", secondsCeil(pace))
 		}
 		s.record(r, id, http.StatusNotModified)
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	if !terminal {
-		w.Header().Set("Retry-After", secondsCeil(s.cfg.retryAfter))
+		w.Header().Set("Retry-After", secondsCeil(pace))
 	}
 	s.record(r, id, http.StatusOK)
 	writeJSON(w, http.StatusOK, body)
@@ -292,4 +306,18 @@ var samples = map[hitl.ReviewType]struct{ prompt, message, context string }{
 	hitl.TypeEscalation: {"Deployment failed: readiness probe timed out. Retry, skip or abort?",
 		"Deployment of acme-web v2.1.0 failed.",
 		`{"error":{"code":"readiness_probe_failed","message":"3 of 5 pods failed readiness checks"},"params":{"strategy":"rolling","readiness_timeout_seconds":60}}`},
+}
+
+// liveActiveRetryAfter is ProfileLive's poll pacing while the human is at the case.
+const liveActiveRetryAfter = 10 * time.Second
+
+// shortDuration writes d as the live service writes timeouts: "24h", "30m", else Go's form.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	case d%time.Minute == 0:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	}
+	return d.String()
 }

@@ -105,14 +105,30 @@ const (
 	// replays from the start), the stream left open after a terminal event, Retry-After: 30
 	// on the 202 and none on a 304, and poll routes that take no credential.
 	ProfileReference
+	// ProfileLive behaves as the one production HITL service found (spec 0.6, its public
+	// agent guide), exactly where it departs from the specification: callbacks signed
+	// "X-HITL-Signature: algorithm=HS256, value=<base64url>"; a 202 with timeout "24h" and
+	// without prompt, created_at and expires_at; each event stream opening with a
+	// review.status event carrying the poll response's fields, event ids
+	// {case_id}-{counter}; polls paced by Retry-After: 30 while pending and 10 while the human
+	// is at it (opened, in_progress), whatever WithRetryAfter says; and a submitted answer
+	// that may change for LiveChangeWindow (Respond or an inline submit again), after which
+	// Respond fails with ErrClosed and an inline submit gets 409.
+	ProfileLive
 )
 
+// LiveChangeWindow is how long ProfileLive lets a submitted answer change.
+const LiveChangeWindow = 5 * time.Minute
+
 // Profiles lists every profile, for tests that run against each.
-func Profiles() []Profile { return []Profile{ProfileSpec, ProfileReference} }
+func Profiles() []Profile { return []Profile{ProfileSpec, ProfileReference, ProfileLive} }
 
 func (p Profile) String() string {
-	if p == ProfileReference {
+	switch p {
+	case ProfileReference:
 		return "reference"
+	case ProfileLive:
+		return "live"
 	}
 	return "spec"
 }
@@ -411,6 +427,9 @@ func (s *Server) Respond(id, action string, data any, by *hitl.Responder) error 
 	if data == nil {
 		raw = []byte("{}")
 	}
+	if changed, err := s.change(id, action, raw, by); changed || err != nil {
+		return err
+	}
 	return s.update(id, func(c *fakeCase, now time.Time) {
 		if c.openedAt.IsZero() {
 			c.openedAt = now
@@ -423,6 +442,29 @@ func (s *Server) Respond(id, action string, data any, by *hitl.Responder) error 
 				"verification_result": map[string]any{"satisfied": true, "verified_evidence": []any{}, "missing_requirements": []any{}}}
 		}
 	})
+}
+
+// change is Respond on a case ProfileLive completed less than LiveChangeWindow ago: the
+// answer is replaced (completed_at stays the first submission's). It reports false when the
+// case is not such a case.
+func (s *Server) change(id, action string, data json.RawMessage, by *hitl.Responder) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.cases[id]
+	if !ok || s.cfg.profile != ProfileLive || c.state != "completed" {
+		return false, nil
+	}
+	if !c.changeable(time.Now()) {
+		return true, ErrClosed
+	}
+	c.action, c.data, c.by = action, data, by
+	s.changed(c)
+	return true, nil
+}
+
+// changeable reports whether a completed case of ProfileLive may still change its answer.
+func (c *fakeCase) changeable(now time.Time) bool {
+	return c.live && c.state == "completed" && now.Before(c.endedAt.Add(LiveChangeWindow))
 }
 
 // Cancel cancels the case, with an optional reason.
@@ -529,6 +571,7 @@ type fakeCase struct {
 	policy                                json.RawMessage
 	submission                            map[string]any
 	previous, next                        string
+	live                                  bool // ProfileLive's case
 
 	// events is the case's event stream so far; news is closed and replaced each time an
 	// event is added, to wake the streams.

@@ -104,10 +104,11 @@ func (s *Server) inlineSubmit(id, token string, body []byte) (int, any) {
 		return fail(http.StatusBadRequest, "missing_action", nil)
 	}
 	s.expireIfDue(c, now)
-	switch c.state {
-	case "completed", "cancelled":
+	switch {
+	case c.changeable(now): // ProfileLive: the answer may change for a while
+	case c.state == "completed", c.state == "cancelled":
 		return fail(http.StatusConflict, "duplicate_submission", nil)
-	case "expired":
+	case c.state == "expired":
 		return fail(http.StatusGone, "case_expired", nil)
 	}
 	// The 403 body's review_url carries no token: the agent must use the one it holds.
@@ -142,7 +143,10 @@ func (s *Server) inlineSubmit(id, token string, body []byte) (int, any) {
 	if c.openedAt.IsZero() {
 		c.openedAt = now
 	}
-	c.state, c.endedAt, c.action, c.data = "completed", now, req.Action, data
+	if !c.changeable(now) { // a changed answer keeps the first submission's time
+		c.endedAt = now
+	}
+	c.state, c.action, c.data = "completed", req.Action, data
 	if req.By.DisplayName != "" {
 		c.by = &hitl.Responder{Name: req.By.DisplayName}
 	}

@@ -3,6 +3,9 @@ package hitltest
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -23,10 +26,18 @@ func (e streamEvent) wire() string {
 	return "id: " + e.id + "\nevent: " + e.name + "\ndata: " + string(e.data) + "\n\n"
 }
 
+// eventID is the id of c's n-th event: evt_n, or {case_id}-n (ProfileLive).
+func (c *fakeCase) eventID(n int) string {
+	if c.live {
+		return c.id + "-" + strconv.Itoa(n)
+	}
+	return "evt_" + strconv.Itoa(n)
+}
+
 // emit adds an event to c's stream and wakes its readers. Guarded by Server.mu.
 func (c *fakeCase) emit(name string, data map[string]any) {
 	raw, _ := json.Marshal(data)
-	c.events = append(c.events, streamEvent{id: "evt_" + strconv.Itoa(len(c.events)+1), name: name, data: raw})
+	c.events = append(c.events, streamEvent{id: c.eventID(len(c.events) + 1), name: name, data: raw})
 	close(c.news)
 	c.news = make(chan struct{})
 }
@@ -133,6 +144,15 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		// case's state as review.pending.
 		sent = ""
 		_, _ = io.WriteString(w, "event: review.pending\ndata: "+string(mustJSON(map[string]any{"case_id": id, "status": "pending"}))+"\n\n")
+		flush()
+	}
+	if s.cfg.profile == ProfileLive {
+		// The live service opens each stream with the case's status, in the poll's shape,
+		// under the id of the last event so far.
+		s.mu.Lock()
+		catchUp := streamEvent{id: c.eventID(len(c.events)), name: "review.status", data: mustJSON(c.pollBody())}
+		s.mu.Unlock()
+		_, _ = io.WriteString(w, catchUp.wire())
 		flush()
 	}
 	for first := true; ; first = false {
@@ -259,6 +279,11 @@ func (s *Server) sendCallback(c *fakeCase, event string) {
 		secret = []byte("not-the-secret")
 	}
 	sig := notify.SignHMACSHA256(secret, raw, "sha256=")
+	if s.cfg.profile == ProfileLive {
+		mac := hmac.New(sha256.New, secret)
+		mac.Write(raw)
+		sig = "algorithm=HS256, value=" + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+	}
 	client := s.callbackClient
 	url := c.callbackURL
 	for range copies {

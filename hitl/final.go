@@ -1,0 +1,57 @@
+package hitl
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"time"
+)
+
+// mayChange sets res.FinalAt when the service lets the human change a completed answer for
+// window.
+func (c *Client) mayChange(ctx context.Context, res *Result, window time.Duration) {
+	if res.Status != StatusCompleted || res.DefaultApplied || window <= 0 {
+		return
+	}
+	res.FinalAt = cmp.Or(res.EndedAt, time.Now()).Add(window)
+	if res.FinalAt.After(time.Now()) {
+		c.deviation(ctx, "hitl: the service lets a submitted answer change for a while; Result.FinalAt says until when")
+	}
+}
+
+// Final returns the answer of it once the human can no longer change it. r is the Result a
+// wait returned: when its FinalAt is zero it is returned as it is; otherwise Final waits
+// until FinalAt, polls the case again, and returns what the service then holds — the answer
+// the human may have changed, or a Result that is final (FinalAt zero, or past when a poll
+// read it). o tunes those polls as it would a wait (its ChangeWindow too). Cancelling ctx
+// ends the wait with context.Cause(ctx). Safe for concurrent use.
+func (c *Client) Final(ctx context.Context, it *Interrupt, r *Result, o *WaitOptions) (*Result, error) {
+	if r == nil {
+		return nil, errors.New("hitl: Final needs a Result")
+	}
+	opts := WaitOptions{PollOnly: true, NoReminders: true}
+	if o != nil {
+		opts = *o
+		opts.NoReminders = true
+	}
+	for !r.FinalAt.IsZero() {
+		if d := time.Until(r.FinalAt); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, context.Cause(ctx)
+			}
+		}
+		next, err := c.Wait(ctx, it, &opts)
+		if err != nil {
+			return nil, err
+		}
+		if !next.FinalAt.After(time.Now()) {
+			next.FinalAt = time.Time{}
+		}
+		r = next
+	}
+	return r, nil
+}

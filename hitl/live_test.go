@@ -1,0 +1,150 @@
+package hitl_test
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+)
+
+// liveClient is a client of a ProfileLive fake that logs at debug into log.
+func liveClient(t *testing.T, log *bytes.Buffer, opts ...hitltest.Option) (*hitltest.Server, *hitl.Client, *hitl.Callbacks) {
+	cb := newCallbacks(t)
+	s := hitltest.NewMemoryServer(t, append([]hitltest.Option{hitltest.WithProfile(hitltest.ProfileLive), hitltest.WithCallbackHandler(cb)}, opts...)...)
+	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithLogger(logger), hitl.WithCallbacks(cb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c, cb
+}
+
+// TestLiveServiceEndToEnd: against the live service's profile, a 202 without prompt,
+// created_at and expires_at is a case that expires after its timeout; its event stream's
+// review.status catch-up is read as the case's status (a case decided before the wait began
+// ends it at once, not at the 30 s poll); polls follow its pacing (30 s pending, 10 s while
+// the human is at it); each departure from the spec is logged once at debug, however many
+// cases meet it.
+func TestLiveServiceEndToEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		s, c, _ := liveClient(t, &log)
+		for range 2 {
+			it := open(t, s, c, "approval", nil)
+			if it.Case.Prompt != "" || !it.Case.ExpiresAt.Equal(time.Now().Add(24*time.Hour)) || it.Case.Timeout != "24h" {
+				t.Fatalf("case: prompt %q, expires %v, timeout %q", it.Case.Prompt, it.Case.ExpiresAt, it.Case.Timeout)
+			}
+			if err := s.Respond(it.ID(), "approve", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			it.PollAfter = time.Now().Add(30 * time.Second) // the 202's Retry-After
+			start := time.Now()
+			res, err := c.Wait(t.Context(), it, nil)
+			if err != nil || res.Action != "approve" {
+				t.Fatalf("Wait = %v, %v", res, err)
+			}
+			if d := time.Since(start); d != 0 {
+				t.Errorf("Wait took %v; the stream's review.status said completed at once", d)
+			}
+		}
+		for _, msg := range []string{"prompt missing", "created_at missing", "expires_at missing", "review.status"} {
+			if n := strings.Count(log.String(), msg); n != 1 {
+				t.Errorf("%q logged %d times over two cases, want once:\n%s", msg, n, log.String())
+			}
+		}
+
+		// Pacing: pending polls 30 s apart, then 10 s while the human is at it.
+		it := open(t, s, c, "approval", nil)
+		after(t, 65*time.Second, func() error { return s.Open(it.ID()) })
+		after(t, 100*time.Second, func() error { return s.Respond(it.ID(), "reject", nil, nil) })
+		start := time.Now()
+		res, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true})
+		if err != nil || res.Action != "reject" {
+			t.Fatalf("Wait = %v, %v", res, err)
+		}
+		var at []time.Duration
+		for _, r := range s.Requests() {
+			if r.CaseID == it.ID() && strings.HasSuffix(r.Path, "/status") {
+				at = append(at, r.Time.Sub(start))
+			}
+		}
+		want := []time.Duration{30 * time.Second, 60 * time.Second, 90 * time.Second, 100 * time.Second}
+		if len(at) != len(want) {
+			t.Fatalf("polls at %v, want %v", at, want)
+		}
+		for i := range want {
+			if at[i] != want[i] {
+				t.Errorf("polls at %v, want %v", at, want)
+				break
+			}
+		}
+	})
+}
+
+// TestLiveServiceCallbacks: the live service's callbacks, signed algorithm=HS256,
+// value=<base64url>, are verified and end the wait at the click, not at the next poll.
+func TestLiveServiceCallbacks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		s, c, _ := liveClient(t, &log, hitltest.WithoutEvents())
+		it := open(t, s, c, "approval", &hitl.CallOptions{CallbackURL: agentCallbackURL})
+		after(t, 10*time.Second, func() error { return s.Respond(it.ID(), "approve", nil, nil) })
+		start := time.Now()
+		res, err := c.Wait(t.Context(), it, nil)
+		if err != nil || res.Action != "approve" {
+			t.Fatalf("Wait = %v, %v", res, err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("Wait returned after %v, want 10s (the callback)", d)
+		}
+		synctest.Wait()
+		cbs := s.Callbacks()
+		if len(cbs) != 1 || cbs[0].Status != 200 {
+			t.Errorf("callbacks %+v, want one answered 200", cbs)
+		}
+	})
+}
+
+// TestLiveServiceAnswerMayChange: the live service lets a submitted answer change for five
+// minutes. With that window, the Result says until when (FinalAt); Final waits until then
+// and returns the answer the human changed it to, final; after the window the service
+// refuses a change.
+func TestLiveServiceAnswerMayChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		s, c, _ := liveClient(t, &log)
+		it := open(t, s, c, "approval", nil)
+		after(t, 10*time.Second, func() error { return s.Respond(it.ID(), "approve", nil, nil) })
+		after(t, 2*time.Minute, func() error { return s.Respond(it.ID(), "reject", nil, nil) })
+		o := &hitl.WaitOptions{ChangeWindow: hitltest.LiveChangeWindow}
+		res, err := c.Wait(t.Context(), it, o)
+		if err != nil || res.Action != "approve" {
+			t.Fatalf("Wait = %v, %v", res, err)
+		}
+		if want := res.EndedAt.Add(hitltest.LiveChangeWindow); !res.FinalAt.Equal(want) {
+			t.Fatalf("FinalAt = %v, want %v (completed + 5 min)", res.FinalAt, want)
+		}
+		final, err := c.Final(t.Context(), it, res, o)
+		if err != nil || final.Action != "reject" || !final.FinalAt.IsZero() {
+			t.Fatalf("Final = %+v, %v; want the changed answer, final", final, err)
+		}
+		if got := time.Since(res.EndedAt); got != hitltest.LiveChangeWindow {
+			t.Errorf("Final returned %v after the answer, want at the end of the window", got)
+		}
+		if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrClosed) {
+			t.Errorf("a change after the window = %v, want ErrClosed", err)
+		}
+		// Without the window the Result is final as returned, and Final returns it as is.
+		if r, err := c.Wait(t.Context(), it, nil); err != nil || !r.FinalAt.IsZero() {
+			t.Errorf("Wait without a window = %+v, %v", r, err)
+		} else if same, _ := c.Final(t.Context(), it, r, nil); same != r {
+			t.Error("Final of a final Result is not that Result")
+		}
+	})
+}
