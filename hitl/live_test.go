@@ -62,7 +62,7 @@ func TestLiveServiceEndToEnd(t *testing.T) {
 		// Pacing: pending polls 30 s apart, then 10 s while the human is at it.
 		it := open(t, s, c, "approval", nil)
 		after(t, 65*time.Second, func() error { return s.Open(it.ID()) })
-		after(t, 100*time.Second, func() error { return s.Respond(it.ID(), "reject", nil, nil) })
+		after(t, 95*time.Second, func() error { return s.Respond(it.ID(), "reject", nil, nil) })
 		start := time.Now()
 		res, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true})
 		if err != nil || res.Action != "reject" {
