@@ -524,13 +524,15 @@ func temporary(err error) bool {
 }
 
 // ResultOf turns a finished task into a Result. action is the human's last answer, when a
-// human answered: it is the Result's Action whatever the agent then did with the task, so a
-// "deny" reads the same whether the agent completes the task or rejects it; Status is the
-// task's final state. throughRelay says the task was held by a relay, whose administrator's
-// rejection arrives as "failed" and is reported as StatusRejected. Data is the task as
-// [Task] JSON; read it back with [TaskOf].
+// human answered: it is the Result's Action, and its Decision is [transport.DecisionOf]
+// action (approve is DecisionApprove, deny DecisionReject), whatever the agent then did with
+// the task, so a "deny" reads the same whether the agent completes the task or rejects it;
+// Status is the task's final state. throughRelay says the task was held by a relay, whose
+// administrator decides: a task it lets through and that completes is DecisionApprove, its
+// rejection (which arrives as "failed") StatusRejected with DecisionReject. Data is the task
+// as [Task] JSON; read it back with [TaskOf].
 func ResultOf(t *Task, action string, throughRelay bool) *transport.Result {
-	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text(), Action: action}
+	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text(), Action: action, Decision: transport.DecisionOf(action)}
 	r.Data, _ = json.Marshal(t) // a Task of plain fields always marshals
 	if ts, err := time.Parse(time.RFC3339Nano, t.Timestamp); err == nil {
 		r.EndedAt = ts
@@ -538,10 +540,16 @@ func ResultOf(t *Task, action string, throughRelay bool) *transport.Result {
 	switch t.State {
 	case StateCompleted:
 		r.Status, r.Reason = transport.StatusCompleted, ""
+		if throughRelay && action == "" {
+			r.Decision = transport.DecisionApprove
+		}
 	case StateFailed:
 		r.Status = transport.StatusFailed
 		if throughRelay {
 			r.Status = transport.StatusRejected
+			if action == "" {
+				r.Decision = transport.DecisionReject
+			}
 		}
 	case StateRejected:
 		r.Status = transport.StatusRejected

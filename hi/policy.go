@@ -260,7 +260,9 @@ func (t *Tally) explain(n int) {
 }
 
 // Result turns a resolved tally into the shared Result: completed with the outcome as
-// Action, or failed with the conflict as Reason; the tally itself, as JSON, is the Data. It
+// Action, or failed with the conflict as Reason. The Decision is [transport.DecisionOf] the
+// outcome, or DecisionSelect for an action outside its words (the participants chose one of
+// the interaction's userActions); the tally itself, as JSON, is the Data. It
 // returns nil while the interaction is unresolved.
 func (t Tally) Result(interactionID string) *transport.Result {
 	if !t.Resolved {
@@ -269,7 +271,10 @@ func (t Tally) Result(interactionID string) *transport.Result {
 	data, _ := json.Marshal(t)
 	r := &transport.Result{CaseID: interactionID, Data: data, EndedAt: time.Now()}
 	if t.Outcome != "" {
-		r.Status, r.Action = transport.StatusCompleted, t.Outcome
+		r.Status, r.Action, r.Decision = transport.StatusCompleted, t.Outcome, transport.DecisionOf(t.Outcome)
+		if r.Decision == transport.DecisionOther {
+			r.Decision = transport.DecisionSelect
+		}
 		r.RespondedBy = &transport.Responder{Name: t.DecidedBy}
 	} else {
 		r.Status, r.Reason = transport.StatusFailed, t.Explanation

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The submitted_via channels of HITL Protocol §7.5; a service's own start with "x-".
@@ -228,7 +229,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	if len(data) == 0 {
 		data = json.RawMessage(`{}`)
 	}
-	return &Result{Status: StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Data: data,
+	return &Result{Status: StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Decision: transport.DecisionOf(a.Action), Data: data,
 		CreatedAt: cs.CreatedAt, EndedAt: at(ok.CompletedAt)}, nil
 }
 

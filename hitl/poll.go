@@ -141,6 +141,7 @@ func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
 		}
 		r.Status = StatusCompleted
 		r.Action = p.Result.Action
+		r.Decision = transport.DecisionOf(r.Action)
 		r.Data = nonNull(p.Result.Data)
 		r.UnverifiedSignature = nonNull(p.Result.Signature)
 		r.RespondedBy = responder(p.RespondedBy)

@@ -279,7 +279,9 @@ func evidence(id string, result json.RawMessage, completedAt string, secret []by
 }
 
 // result turns a terminal receipt into the shared Result. A DECIDE's option or an APPROVE's
-// approved/rejected is the Action; the raw result is the Data. A receipt the server issued
+// approved/rejected is the Action; the Decision is DecisionSelect for the option,
+// DecisionApprove or DecisionReject for the APPROVE, DecisionSubmit for a PROVIDE; the raw
+// result is the Data. A receipt the server issued
 // itself (completed_by "system": the default option on timeout) is an expiry with the
 // default applied, never a human decision.
 func (r *Receipt) result(req *Request) *transport.Result {
@@ -302,11 +304,16 @@ func (r *Receipt) result(req *Request) *transport.Result {
 			res.Status = transport.StatusCompleted
 			switch {
 			case req != nil && req.Action() == ActionProvide:
-				res.Action = "provide" // the value is Data only, never an action
-			case isString && req != nil:
-				res.Action = s
+				res.Action, res.Decision = "provide", transport.DecisionSubmit // the value is Data only, never an action
+			case isString && req != nil && req.Action() == ActionDecide:
+				res.Action, res.Decision = s, transport.DecisionSelect
 			case isString && (s == Approved || s == Rejected):
 				res.Action = s // an APPROVE's answer, whatever the request
+				res.Decision = transport.DecisionOf(s)
+			case isString && req != nil:
+				res.Action, res.Decision = s, transport.DecisionOther
+			default:
+				res.Decision = transport.DecisionOther
 			}
 			if r.CompletedBy != "" {
 				res.RespondedBy = &transport.Responder{Name: r.CompletedBy}

@@ -42,11 +42,12 @@ type Responder struct {
 
 // Result is the outcome of one wait, whatever the protocol and transport.
 //
-// Action is the human's action and is set only when Status is StatusCompleted and a human
-// answered. When a case expires and the service applies its default action, Status is
-// StatusExpired, DefaultApplied is true, DefaultAction names the action and Action stays
-// empty: an expiry with default_action "approve" never looks like a human approval. Use
-// [Result.DecidedByHuman] to tell the two apart in one call.
+// [Result.Approved] answers the question every caller has — may I go ahead? — in one call,
+// for every protocol. Decision says which human decision it was in a word every protocol
+// shares; Action keeps the protocol's own word. When a case expires and the service applies
+// its default action, Status is StatusExpired, DefaultApplied is true, DefaultAction names
+// the action, and Action and Decision stay empty: an expiry with default_action "approve"
+// never looks like a human approval.
 //
 // Data holds the result's data as raw JSON, byte for byte as the service sent it; the typed
 // accessors decode it for the HITL review types.
@@ -54,9 +55,14 @@ type Result struct {
 	Status Status `json:"status"`
 	// CaseID identifies the case, request or task the result belongs to.
 	CaseID string `json:"case_id"`
-	// Action is the human's action (approve, edit, reject, select, submit, confirm, cancel,
-	// retry, skip, abort, or a service's own); empty unless a human completed the case.
+	// Action is the human's action in the protocol's own word (HITL approve, edit, reject,
+	// select, submit, confirm, cancel, retry, skip, abort, or a service's own; an A2A
+	// answer's approve or deny; an HXP option's text, approved or rejected); empty unless a
+	// human answered.
 	Action string `json:"action,omitempty"`
+	// Decision is the human's decision in the words every protocol shares (see [Decision]);
+	// empty when no human decided: an expiry, a default applied, a cancellation, a failure.
+	Decision Decision `json:"decision,omitempty"`
 	// Data is the result's data as raw JSON; nil when the service sent none.
 	Data json.RawMessage `json:"data,omitempty"`
 	// RespondedBy is who answered, when the service says.
@@ -89,10 +95,74 @@ type Result struct {
 	FinalAt time.Time `json:"final_at,omitzero"`
 }
 
-// DecidedByHuman reports whether a person completed the case (as opposed to an expiry, a
-// default applied by the service, a cancellation or a failure).
+// Decision is a human's decision, the same word whatever the protocol. The set is closed:
+//
+//   - [DecisionApprove]: go ahead as proposed. HITL approve (approval review) and confirm
+//     (confirmation review); an A2A answer of approve (Hector's decision "approve", ADK's
+//     confirmed true); a relay administrator letting the task through; an HXP APPROVE
+//     answered "approved".
+//   - [DecisionReject]: do not. HITL reject, cancel (the confirmation review's no) and abort
+//     (escalation); an A2A answer of deny or reject; a relay administrator's rejection; an
+//     HXP APPROVE answered "rejected".
+//   - [DecisionEdit]: go ahead with the human's changes, in Data (HITL edit).
+//   - [DecisionSelect]: the human chose among options: HITL select, an HXP DECIDE's option
+//     (its text is Action), an HI interaction's action outside the words above.
+//   - [DecisionSubmit]: the human supplied values: HITL submit, an HXP PROVIDE.
+//   - [DecisionOther]: a human answered with a word outside these (HITL retry and skip, a
+//     service's own action, an A2A answer of another word); read Action.
+//
+// [DecisionOf] maps an action word to its Decision.
+type Decision string
+
+// The decisions; see [Decision] for what each protocol's words map to.
+const (
+	DecisionApprove Decision = "approve"
+	DecisionReject  Decision = "reject"
+	DecisionEdit    Decision = "edit"
+	DecisionSelect  Decision = "select"
+	DecisionSubmit  Decision = "submit"
+	DecisionOther   Decision = "other"
+)
+
+// DecisionOf maps a human's action word to its Decision, case-insensitively: approve,
+// approved and confirm are DecisionApprove; reject, rejected, deny, cancel and abort are
+// DecisionReject; edit, select and submit are themselves; "" is "" (no decision); every
+// other word is DecisionOther. A protocol that knows more (an HXP DECIDE's option is a
+// selection whatever its text) sets Decision itself.
+func DecisionOf(action string) Decision {
+	switch strings.ToLower(strings.TrimSpace(action)) {
+	case "":
+		return ""
+	case "approve", "approved", "confirm":
+		return DecisionApprove
+	case "reject", "rejected", "deny", "cancel", "abort":
+		return DecisionReject
+	case "edit":
+		return DecisionEdit
+	case "select":
+		return DecisionSelect
+	case "submit":
+		return DecisionSubmit
+	}
+	return DecisionOther
+}
+
+// Approved reports whether a human approved and the case completed: the go-ahead, whatever
+// the protocol. It is true only when Status is StatusCompleted, no default was applied and
+// Decision is DecisionApprove — never for an expiry (even with default_action "approve"), a
+// cancellation, a rejection, a failure, or a Result without a Decision. An edit is not an
+// approval of what was proposed: go ahead with the changes only after reading Decision and
+// Data.
+func (r *Result) Approved() bool {
+	return r != nil && r.Status == StatusCompleted && !r.DefaultApplied && r.Decision == DecisionApprove
+}
+
+// DecidedByHuman reports whether a person decided: a completion by a human (not an expiry
+// or a default applied by the service, a cancellation of the case or a failure), or any
+// Result that records a human's Decision — a relay administrator's rejection is one, as is
+// an A2A deny that the agent ends as rejected.
 func (r *Result) DecidedByHuman() bool {
-	return r != nil && r.Status == StatusCompleted && !r.DefaultApplied
+	return r != nil && (r.Decision != "" || r.Status == StatusCompleted && !r.DefaultApplied && r.Action != "")
 }
 
 // ErrNoData reports that a typed accessor was called on a result without data.
@@ -255,5 +325,5 @@ func (r Result) GoString() string { return r.String() }
 // LogValue gives slog the result without its data.
 func (r Result) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("status", string(r.Status)), slog.String("case_id", r.CaseID),
-		slog.String("action", r.Action), slog.Int("data_bytes", len(r.Data)))
+		slog.String("action", r.Action), slog.String("decision", string(r.Decision)), slog.Int("data_bytes", len(r.Data)))
 }
