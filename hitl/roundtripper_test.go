@@ -253,15 +253,31 @@ func TestTransportWithoutDecision(t *testing.T) {
 	}
 }
 
-// TestTransportInvalidHITL: a 202 whose hitl object is broken is never passed off as an
-// ordinary answer.
-func TestTransportInvalidHITL(t *testing.T) {
-	base := &script{replies: []reply{{status: 202, body: `{"status":"human_input_required","hitl":{"case_id":42}}`}}}
-	c := newClient(t, base, hitl.WithForwarder(forwardNothing))
-	req, _ := http.NewRequest(http.MethodPost, "https://svc.example/jobs", nil)
-	resp, err := c.Transport(base, nil).RoundTrip(req)
-	var ie *hitl.InvalidError
-	if resp != nil || !errors.As(err, &ie) {
-		t.Errorf("RoundTrip = %v, %v; want an *InvalidError and no response", resp, err)
+// TestTransportUnreadableAnswer: a 202 whose hitl object is broken, or too large to read, is
+// never passed off as an ordinary answer: no response, a typed error, the body closed.
+func TestTransportUnreadableAnswer(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want func(error) bool
+	}{
+		{"broken hitl", `{"status":"human_input_required","hitl":{"case_id":42}}`,
+			func(err error) bool { var ie *hitl.InvalidError; return errors.As(err, &ie) }},
+		{"over the limit", `{"hitl":"` + strings.Repeat("x", 1<<20) + `"}`,
+			func(err error) bool { return errors.Is(err, hitl.ErrBodyTooLarge) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &trackedBody{Reader: strings.NewReader(tt.body)}
+			base := roundTripFunc(func(req *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: 202, Header: http.Header{}, Body: body, Request: req}, nil
+			})
+			c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+			req, _ := http.NewRequest(http.MethodPost, "https://svc.example/jobs", nil)
+			resp, err := c.Transport(base, nil).RoundTrip(req)
+			if resp != nil || !tt.want(err) || !body.closed.Load() {
+				t.Errorf("RoundTrip = %v, %v (body closed %v); want no response, the typed error, the body closed", resp, err, body.closed.Load())
+			}
+		})
 	}
 }
