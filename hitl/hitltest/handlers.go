@@ -138,10 +138,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 		h["poll_url"] = s.URL + "/api/reviews/" + c.id + "/status"
 	}
 	if s.cfg.profile == ProfileLive {
-		h["spec_version"], h["timeout"] = "0.6", shortDuration(lifetime)
-		delete(h, "prompt")
-		delete(h, "created_at")
-		delete(h, "expires_at")
+		liveCase(h, lifetime)
 	}
 	if c.callbackURL != "" {
 		h["callback_url"] = c.callbackURL
@@ -306,6 +303,15 @@ var samples = map[hitl.ReviewType]struct{ prompt, message, context string }{
 	hitl.TypeEscalation: {"Deployment failed: readiness probe timed out. Retry, skip or abort?",
 		"Deployment of acme-web v2.1.0 failed.",
 		`{"error":{"code":"readiness_probe_failed","message":"3 of 5 pods failed readiness checks"},"params":{"strategy":"rolling","readiness_timeout_seconds":60}}`},
+}
+
+// liveCase writes the hitl object h as the live service does: spec 0.6, timeout "24h", and
+// no prompt, created_at or expires_at.
+func liveCase(h map[string]any, lifetime time.Duration) {
+	h["spec_version"], h["timeout"] = "0.6", shortDuration(lifetime)
+	delete(h, "prompt")
+	delete(h, "created_at")
+	delete(h, "expires_at")
 }
 
 // liveActiveRetryAfter is ProfileLive's poll pacing while the human is at the case.

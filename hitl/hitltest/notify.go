@@ -26,6 +26,14 @@ func (e streamEvent) wire() string {
 	return "id: " + e.id + "\nevent: " + e.name + "\ndata: " + string(e.data) + "\n\n"
 }
 
+// catchUp is the event the live service opens each stream with: the case's status, in the
+// poll's shape, under the id of the last event so far.
+func (s *Server) catchUp(c *fakeCase) streamEvent {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return streamEvent{id: c.eventID(len(c.events)), name: "review.status", data: mustJSON(c.pollBody())}
+}
+
 // eventID is the id of c's n-th event: evt_n, or {case_id}-n (ProfileLive).
 func (c *fakeCase) eventID(n int) string {
 	if c.live {
@@ -147,12 +155,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		flush()
 	}
 	if s.cfg.profile == ProfileLive {
-		// The live service opens each stream with the case's status, in the poll's shape,
-		// under the id of the last event so far.
-		s.mu.Lock()
-		catchUp := streamEvent{id: c.eventID(len(c.events)), name: "review.status", data: mustJSON(c.pollBody())}
-		s.mu.Unlock()
-		_, _ = io.WriteString(w, catchUp.wire())
+		_, _ = io.WriteString(w, s.catchUp(c).wire())
 		flush()
 	}
 	for first := true; ; first = false {
