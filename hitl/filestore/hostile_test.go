@@ -232,3 +232,47 @@ func TestSalvage(t *testing.T) {
 		t.Error("Salvage over an existing file succeeded")
 	}
 }
+
+// TestDamagedWhileOpen: pages damaged under an open store (a failing disk) make bbolt panic
+// inside List; the store answers ErrDamaged naming the file, to that call and every later
+// one, Resume included, and writes nothing more.
+func TestDamagedWhileOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "hitl.db")
+	if err := os.WriteFile(path, realStore(t, 40), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := filestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, _ := f.Stat()
+	junk := bytes.Repeat([]byte{0xFF}, pageSize)
+	for p := int64(2); p < info.Size()/pageSize; p++ { // every page but the metas
+		if _, err := f.WriteAt(junk, p*pageSize); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = f.Close()
+	damaged := func(what string, err error) {
+		var fe *filestore.Error
+		if !errors.Is(err, filestore.ErrDamaged) || !errors.As(err, &fe) || fe.Path != path {
+			t.Errorf("%s = %v, want ErrDamaged naming the file", what, err)
+		}
+	}
+	_, err = s.List(context.Background())
+	damaged("List", err)
+	damaged("Put", s.Put(context.Background(), interrupt(1)))
+	damaged("Delete", s.Delete(context.Background(), interrupt(1).Key()))
+	c, _ := hitl.NewClient(hitl.WithStore(s))
+	damaged("Resume", c.Resume(context.Background(), func(context.Context, *hitl.Interrupt, *hitl.Result) error { return nil }, nil))
+	before, _ := os.ReadFile(path)
+	_ = s.Put(context.Background(), interrupt(2))
+	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
+		t.Error("a store found damaged wrote to its file")
+	}
+}
