@@ -13,6 +13,7 @@ import (
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/flood"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestPushReceiverFlood: 1,000 connections reach the push receiver at once with the right
@@ -71,7 +72,7 @@ func TestEchoedSecretsStayOutOfErrors(t *testing.T) {
 				w.Header().Set("Content-Type", "application/json")
 				_, _ = io.WriteString(w, answer(r.Header.Get("Authorization")))
 			})
-			c, err := a2a.NewClient(a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}),
+			c, err := a2a.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}),
 				a2a.WithAuthorize(func(_ context.Context, req *http.Request) error {
 					req.Header.Set("Authorization", "Bearer "+token)
 					return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Fixtures in each wire family, shaped as notes §2 and the a2a-go v2.4.0 run describe.
@@ -131,7 +132,7 @@ func TestCasesDetection(t *testing.T) {
 // TestCase08TerminalRefusedLocally: a finished task has no pause, and a resume of one is
 // refused before any request.
 func TestCase08TerminalRefusedLocally(t *testing.T) {
-	c := newClient(t, a2a.WithHTTPClient(failingClient(t)))
+	c := newClient(t, transport.WithHTTPClient(failingClient(t)))
 	done := &a2a.Pause{Class: a2a.ClassDone, TaskID: "t1", Endpoint: a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}}
 	if _, err := c.Resume(t.Context(), done, a2a.HectorDecision(true)); !errors.Is(err, a2a.ErrNotPaused) {
 		t.Errorf("Resume(done) = %v", err)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/backoff"
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -59,148 +59,53 @@ type Client struct {
 	polls      *transport.Slots // bound on task queries in flight: an option's, or the default
 }
 
-// Option configures a [Client]. NewClient reports an invalid option as an error.
-type Option func(*Client) error
-
-// WithHTTPClient sends every request through hc. Default: a client on
-// http.DefaultTransport. Redirects are never followed, whatever hc says: a redirect could
-// carry credentials elsewhere.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) error {
-		if hc == nil {
-			return errors.New("a2a: WithHTTPClient: nil client")
-		}
-		c.hc = hc
-		return nil
+// NewClient returns a client configured by opts: the common options of package transport
+// (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …) and this package's With
+// functions. Defaults: http.DefaultClient, no credentials, silent, task queries every
+// DefaultPollInterval, each request bounded by DefaultRequestTimeout, answers up to 1 MiB,
+// agents at https URLs on public addresses only, no redirect followed. A nil option is
+// skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+func NewClient(opts ...transport.Option) (*Client, error) {
+	c := &Client{newID: randomID}
+	cfg, err := clientcfg.New("a2a", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: DefaultRequestTimeout}, opts)
+	if err != nil {
+		return nil, err
 	}
+	c.hc, c.logger, c.polls, c.credential = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
+	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
+	return c, nil
 }
 
-// WithAuthorization sets the credential sent as the Authorization header of every request
-// (transport.StaticToken("…"), or a rotating source), the shape every client in this module
-// takes. It is called once per request and must be safe for concurrent use. Default: none.
-func WithAuthorization(cred transport.Credential) Option {
-	return func(c *Client) error {
-		if cred == nil {
-			return errors.New("a2a: WithAuthorization: nil credential")
-		}
-		c.credential = cred
-		return nil
-	}
+// option is an option of a2a clients.
+func option(name string, set func(*Client) error) transport.Option {
+	return clientcfg.Own("a2a", name, set)
 }
 
 // WithAuthorize sets a hook that adds credentials to each request itself, for schemes that
-// sign the request (its method, URL or body). It runs after WithAuthorization's header is
-// set. Default: none. It is called once per request.
-func WithAuthorize(f func(ctx context.Context, req *http.Request) error) Option {
-	return func(c *Client) error { c.authorize = f; return nil }
-}
-
-// WithLogger receives debug records (operation, task id, state; never a body or a
-// credential). Default: silent.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *Client) error {
-		if l == nil {
-			return errors.New("a2a: WithLogger: nil logger")
+// sign the request (its method, URL or body). It runs after the header of
+// [transport.WithAuthorization] is set, once per request, and must be safe for concurrent
+// use. Default: none. A nil f is refused.
+func WithAuthorize(f func(ctx context.Context, req *http.Request) error) transport.Option {
+	return option("WithAuthorize", func(c *Client) error {
+		if f == nil {
+			return errors.New("nil hook")
 		}
-		c.logger = l
+		c.authorize = f
 		return nil
-	}
-}
-
-// WithPollInterval sets the delay between polls of a waiting task when the agent gives no
-// Retry-After. Default DefaultPollInterval; at least one second.
-func WithPollInterval(d time.Duration) Option {
-	return func(c *Client) error {
-		if d < time.Second {
-			return fmt.Errorf("a2a: WithPollInterval(%v): below one second", d)
-		}
-		c.interval = d
-		return nil
-	}
-}
-
-// WithRequestTimeout bounds each request that is not a stream, a blocking send included.
-// Default DefaultRequestTimeout.
-func WithRequestTimeout(d time.Duration) Option {
-	return func(c *Client) error {
-		if d <= 0 {
-			return fmt.Errorf("a2a: WithRequestTimeout(%v): not positive", d)
-		}
-		c.timeout = d
-		return nil
-	}
-}
-
-// WithMaxBody bounds every response body read. Default 1 MiB (stream events: 10 MiB each,
-// as a2a-go allows).
-func WithMaxBody(n int64) Option {
-	return func(c *Client) error {
-		if n <= 0 {
-			return fmt.Errorf("a2a: WithMaxBody(%d): not positive", n)
-		}
-		c.maxBody = n
-		return nil
-	}
+	})
 }
 
 // WithMessageIDs makes the message ids of sends and resumes (default: random 128-bit hex).
-// Each call must return an id not used before for the task: agents de-duplicate by it.
-func WithMessageIDs(f func() string) Option {
-	return func(c *Client) error {
+// Each call must return an id not used before for the task: agents de-duplicate by it. It
+// must be safe for concurrent use. A nil f is refused.
+func WithMessageIDs(f func() string) transport.Option {
+	return option("WithMessageIDs", func(c *Client) error {
 		if f == nil {
-			return errors.New("a2a: WithMessageIDs: nil function")
+			return errors.New("nil function")
 		}
 		c.newID = f
 		return nil
-	}
-}
-
-// WithMaxPollsInFlight bounds the task queries a Client's waits have in flight at once at one
-// agent (one origin); a query past the bound waits its turn, then goes. Default 1,000.
-// Thousands of waits that query at once — a restart resuming them all, an agent slower than
-// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
-// connection to carry them.
-func WithMaxPollsInFlight(n int) Option {
-	return func(c *Client) error {
-		if n < 1 {
-			return fmt.Errorf("a2a: WithMaxPollsInFlight(%d): needs at least 1", n)
-		}
-		c.polls = transport.NewSlots(n)
-		return nil
-	}
-}
-
-// WithPollSlots makes the Client's task queries take their turn in s, shared with every client
-// given the same s: one bound for clients made one per credential at the same agents. Of it and
-// WithMaxPollsInFlight, the later option applies.
-func WithPollSlots(s *transport.Slots) Option {
-	return func(c *Client) error {
-		if s == nil {
-			return errors.New("a2a: WithPollSlots: nil slots")
-		}
-		c.polls = s
-		return nil
-	}
-}
-
-// NewClient returns a client configured by opts.
-func NewClient(opts ...Option) (*Client, error) {
-	c := &Client{interval: DefaultPollInterval, timeout: DefaultRequestTimeout, maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler), newID: randomID}
-	for _, o := range opts {
-		if err := o(c); err != nil {
-			return nil, err
-		}
-	}
-	hc := http.Client{}
-	if c.hc != nil {
-		hc = *c.hc
-	}
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c.hc = &hc
-	if c.polls == nil {
-		c.polls = transport.NewSlots(pace.MaxPollsInFlight)
-	}
-	return c, nil
+	})
 }
 
 func randomID() string {
@@ -241,6 +146,10 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
+		}
+		if errors.Is(err, transport.ErrInsecureURL) || errors.Is(err, transport.ErrPrivateAddress) {
+			// Refused by the address rules: no retry changes the URL or where it points.
+			return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
 		}
 		// Unreachable, reset or timed out: whether the agent got the request is unknown.
 		return nil, transport.Temporary(fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err)))

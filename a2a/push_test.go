@@ -137,7 +137,7 @@ func watchWakes(t *testing.T, rc *a2a.PushReceiver, id string) func() int {
 		polls <- struct{}{}
 		_, _ = io.WriteString(w, `{"id":"`+id+`","status":{"state":"TASK_STATE_WORKING"}}`)
 	})
-	c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}), a2a.WithPollInterval(time.Hour))
+	c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}), transport.WithPollInterval(time.Hour))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() {
@@ -170,7 +170,7 @@ func TestPushWakesRun(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				rc := &a2a.PushReceiver{Token: pushToken, Authorization: pushAuth}
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithPushHandler(rc))
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()), a2a.WithPollInterval(time.Hour))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()), transport.WithPollInterval(time.Hour))
 				push := &a2a.PushConfig{URL: "https://agent.example/a2a/push", Token: pushToken, Scheme: "Bearer", Credentials: "webhook-credential-91c2"}
 				p := start(t, c, agent.Endpoint(b), &a2a.SendOptions{Push: push})
 				go func() {

@@ -29,7 +29,7 @@ func TestResumeAnsweredByAnotherTask(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
 			agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+			c := newClient(t, transport.WithHTTPClient(agent.Client()))
 			p := start(t, c, agent.Endpoint(b), nil)
 			if _, err := c.Resume(t.Context(), p, a2a.HectorDecision(true)); err != nil {
 				t.Fatal(err)
@@ -68,7 +68,7 @@ func TestWaitIgnoresAnotherTask(t *testing.T) {
 			}
 			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"`+id+`","contextId":"ctx","status":{"state":"completed"}}}`)
 		})
-		c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
+		c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
 		ep := a2a.Endpoint{URL: "https://agent.test/rpc03", Binding: a2a.JSONRPC03}
 		p := &a2a.Pause{Class: a2a.ClassAuthRequired, Endpoint: ep, TaskID: "task-mine", ContextID: "ctx"}
 		task, err := c.Wait(t.Context(), p, nil)
@@ -90,7 +90,7 @@ func TestNoQuestionAskedTwice(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector), a2atest.WithQuestions(2))
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				p := start(t, c, agent.Endpoint(b), nil)
 				var asked []string
 				r, err := c.Run(t.Context(), p, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
@@ -131,7 +131,7 @@ func TestEveryWaitEnds(t *testing.T) {
 				sent.Add(1)
 				return agent.Client().Transport.RoundTrip(r)
 			})
-			c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: counting}))
+			c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: counting}))
 			p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 			agent.FailNext("", a2atest.FaultInternal, 1000)
 			began := time.Now()
@@ -157,7 +157,7 @@ func TestEveryWaitEnds(t *testing.T) {
 					body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "error": map[string]any{"code": tc.code, "message": "no"}})
 					_, _ = w.Write(body)
 				})
-				c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
+				c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
 				p := &a2a.Pause{Class: a2a.ClassAuthRequired, TaskID: "t1", Endpoint: a2a.Endpoint{URL: "https://agent.test/rpc", Binding: a2a.JSONRPC03}}
 				if _, err := c.Wait(t.Context(), p, nil); !errors.Is(err, tc.sentinel) {
 					t.Fatalf("Wait = %v, want %v", err, tc.sentinel)
@@ -194,7 +194,7 @@ func TestRefusalShapes(t *testing.T) {
 	}
 	t.Run("a2a-go v0.3 agent", func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileA2AGoV03))
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		// a2a-go v0.3 mounts its one JSON-RPC endpoint at /agents/{name}.
 		p := start(t, c, a2a.Endpoint{URL: agent.URL + a2atest.PathAgents + "files", Binding: a2a.JSONRPC03}, nil)
 		if _, err := c.Resume(t.Context(), p, a2a.HectorDecision(false)); err != nil {
@@ -206,7 +206,7 @@ func TestRefusalShapes(t *testing.T) {
 	})
 	t.Run("legacy REST 404", func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		_, err := c.GetTask(t.Context(), agent.Endpoint(a2a.REST10), "task-unknown")
 		var ae *a2a.Error
 		if !errors.Is(err, a2a.ErrTaskNotFound) || !errors.As(err, &ae) || ae.HTTPStatus != http.StatusNotFound {
@@ -221,7 +221,7 @@ func TestRefusalShapes(t *testing.T) {
 func TestLegacyHectorReadsTheDataPart(t *testing.T) {
 	for _, approve := range []bool{true, false} {
 		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		p := start(t, c, agent.Endpoint(a2a.JSONRPC03), nil)
 		d := a2a.HectorDecision(approve)
 		neutral := a2a.Answer{Action: d.Action, Parts: []a2a.Part{a2a.TextPart("ok, noted"), d.Parts[1]}}
@@ -242,7 +242,7 @@ func TestCancel(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst())
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				p := start(t, c, agent.Endpoint(b), nil)
 				cancelled := make(chan error, 1)
 				go func() {
@@ -273,7 +273,7 @@ func TestNonBlockingSend(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t)
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				ev, err := c.Send(t.Context(), agent.Endpoint(b), a2a.Message{Parts: []a2a.Part{a2a.TextPart("clean up")}}, &a2a.SendOptions{NonBlocking: true})
 				if err != nil || ev.Task == nil || ev.Task.State != a2a.StateSubmitted {
 					t.Fatalf("Send = %+v, %v; want the submitted task", ev, err)
@@ -340,7 +340,7 @@ func TestToolCall(t *testing.T) {
 	for _, style := range []a2atest.Style{a2atest.StyleHectorV1, a2atest.StyleHectorV2, a2atest.StyleADK} {
 		for _, profile := range a2atest.Profiles() {
 			agent := a2atest.NewMemoryAgent(t, a2atest.WithStyle(style), a2atest.WithProfile(profile))
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+			c := newClient(t, transport.WithHTTPClient(agent.Client()))
 			p := start(t, c, agent.Endpoint(a2a.JSONRPC03), nil)
 			tc, ok := p.ToolCall()
 			if !ok || tc.CallID == "" && tc.Name == "" {
@@ -360,7 +360,7 @@ func TestStreamsOfEveryProfile(t *testing.T) {
 		for _, b := range bindings {
 			t.Run(profile.String()+" "+string(b), func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(profile))
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				ev, err := c.SendStream(t.Context(), agent.Endpoint(b), a2a.Message{Parts: []a2a.Part{a2a.TextPart("clean up")}}, nil)
 				if err != nil || ev.Task == nil || a2a.Classify(ev.Task) != a2a.ClassInputRequired {
 					t.Fatalf("SendStream = %+v, %v", ev, err)
@@ -405,7 +405,7 @@ func TestOlderWire(t *testing.T) {
 func TestSlowHumanAfterAnInputTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector))
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 		r, err := c.Run(t.Context(), p, func(ctx context.Context, _ *a2a.Pause) (a2a.Answer, error) {
 			<-time.After(a2atest.LegacyInputTimeout + time.Minute)

@@ -23,7 +23,7 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-func sequentialIDs() a2a.Option {
+func sequentialIDs() transport.Option {
 	var n atomic.Int64
 	return a2a.WithMessageIDs(func() string { return fmt.Sprintf("msg-%d", n.Add(1)) })
 }
@@ -63,7 +63,7 @@ func TestCase19ResumeRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.binding), func(t *testing.T) {
 			agent := a2atest.NewMemoryAgent(t)
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()), sequentialIDs())
+			c := newClient(t, transport.WithHTTPClient(agent.Client()), sequentialIDs())
 			p := start(t, c, agent.Endpoint(tt.binding), nil)
 			ev, err := c.Resume(t.Context(), p, a2a.HectorDecision(true))
 			if err != nil || ev.Task.State != a2a.StateCompleted {
@@ -89,7 +89,7 @@ func TestCase19ResumeRequest(t *testing.T) {
 // agent as invalid params, which is not "terminal".
 func TestCase22ContextMismatch(t *testing.T) {
 	agent := a2atest.NewMemoryAgent(t)
-	c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+	c := newClient(t, transport.WithHTTPClient(agent.Client()))
 	p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 	wrong := *p
 	wrong.ContextID = "ctx-other"
@@ -117,7 +117,7 @@ func TestCase34And35FrameworkAnswers(t *testing.T) {
 		for _, approve := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s approve=%v", tt.name, approve), func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithStyle(tt.style), a2atest.WithQuestions(2))
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				p := start(t, c, agent.Endpoint(a2a.JSONRPC03), nil)
 				r, err := c.Run(t.Context(), p, func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) { return tt.answer(p, approve) }, nil)
 				if err != nil {
@@ -156,7 +156,7 @@ func TestCase36ResumeWithoutContext(t *testing.T) {
 		got, _ = io.ReadAll(r.Body)
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_COMPLETED"}}}}`)
 	})
-	c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}), sequentialIDs())
+	c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}), sequentialIDs())
 	ev, _ := a2a.Decode([]byte(`{"id":"t1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}`))
 	p := a2a.NewPause(a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, ev.Task)
 	if _, err := c.Resume(t.Context(), p, a2a.Answer{Parts: []a2a.Part{a2a.TextPart("yes")}}); err != nil {
@@ -173,7 +173,7 @@ func TestCase29IDMismatch(t *testing.T) {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":99,"result":{"task":{"id":"t1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}}`)
 	})
-	c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}))
+	c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}))
 	_, err := c.Send(t.Context(), a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("hi")}}, nil)
 	if !errors.Is(err, a2a.ErrIDMismatch) {
 		t.Fatalf("err = %v", err)
@@ -184,7 +184,7 @@ func TestCase29IDMismatch(t *testing.T) {
 		w.WriteHeader(http.StatusBadGateway)
 		_, _ = io.WriteString(w, "<html>502 Bad Gateway</html>")
 	})
-	c = newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h502}}))
+	c = newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h502}}))
 	_, err = c.Send(t.Context(), a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("hi")}}, nil)
 	var se *transport.StatusError
 	if !errors.As(err, &se) || se.StatusCode != 502 || !httpx.IsTemporary(err) || errors.Is(err, a2a.ErrRemote) {
@@ -203,7 +203,7 @@ func TestCase15StreamEndsEarly(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}`)
 	})
-	c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}))
+	c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}))
 	ev, err := c.SendStream(t.Context(), a2a.Endpoint{URL: "https://agent.example", Binding: a2a.REST10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("hi")}}, nil)
 	if err != nil || ev.Class() != a2a.ClassInputRequired {
 		t.Fatalf("SendStream = %+v, %v", ev, err)
@@ -211,7 +211,7 @@ func TestCase15StreamEndsEarly(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
 			agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2))
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+			c := newClient(t, transport.WithHTTPClient(agent.Client()))
 			ev, err := c.SendStream(t.Context(), agent.Endpoint(b), a2a.Message{Parts: []a2a.Part{a2a.TextPart("clean up")}}, nil)
 			if err != nil || ev.Class() != a2a.ClassInputRequired || ev.Task.Question == nil {
 				t.Fatalf("SendStream = %+v, %v", ev, err)
@@ -229,12 +229,12 @@ func TestCase15StreamEndsEarly(t *testing.T) {
 func TestCase23SubscribeFallsBackToPolling(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t)
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 		go func() {
 			<-time.After(12 * time.Second)
 			// Another process answers the question meanwhile.
-			other := newClient(t, a2a.WithHTTPClient(agent.Client()))
+			other := newClient(t, transport.WithHTTPClient(agent.Client()))
 			_, _ = other.Resume(context.Background(), p, a2a.HectorDecision(true))
 		}()
 		task, err := c.Wait(t.Context(), p, &a2a.WaitOptions{Stream: true})

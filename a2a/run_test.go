@@ -18,7 +18,7 @@ import (
 
 var bindings = []a2a.Binding{a2a.JSONRPC10, a2a.REST10, a2a.JSONRPC03, a2a.REST03}
 
-func newClient(t *testing.T, opts ...a2a.Option) *a2a.Client {
+func newClient(t *testing.T, opts ...transport.Option) *a2a.Client {
 	t.Helper()
 	c, err := a2a.NewClient(opts...)
 	if err != nil {
@@ -50,7 +50,7 @@ func TestRunToolApproval(t *testing.T) {
 			t.Run(profile.String()+" "+string(b), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(3), a2atest.WithProfile(profile))
-					c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+					c := newClient(t, transport.WithHTTPClient(agent.Client()))
 					p := start(t, c, agent.Endpoint(b), nil)
 					if p.Class != a2a.ClassInputRequired || !strings.Contains(p.Prompt(), "Tool Approval Required") {
 						t.Fatalf("pause = %v, prompt %q", p, p.Prompt())
@@ -88,7 +88,7 @@ func TestRunToolApproval(t *testing.T) {
 // with Action deny (the human decided; the task itself did not fail).
 func TestRunDeny(t *testing.T) {
 	agent := a2atest.NewMemoryAgent(t)
-	c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+	c := newClient(t, transport.WithHTTPClient(agent.Client()))
 	p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 	r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(false), nil }, nil)
 	if err != nil || r.Status != transport.StatusCompleted || r.Action != "deny" {
@@ -116,7 +116,7 @@ func TestRunRelay(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				relay := a2atest.NewMemoryRelay(t, a2atest.WithRelayForm(tt.form))
-				c := newClient(t, a2a.WithHTTPClient(relay.Client()))
+				c := newClient(t, transport.WithHTTPClient(relay.Client()))
 				p := start(t, c, relay.Endpoint(), nil)
 				if !p.Class.Paused() || p.Relay == nil {
 					t.Fatalf("pause = %v", p)
@@ -167,7 +167,7 @@ func TestAuthRequired(t *testing.T) {
 		t.Run(fmt.Sprintf("stream=%v", stream), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst())
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()), a2a.WithPollInterval(30*time.Second))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()), transport.WithPollInterval(30*time.Second))
 				p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 				if p.Class != a2a.ClassAuthRequired {
 					t.Fatalf("class = %s", p.Class)
@@ -208,7 +208,7 @@ func TestCase20And21ResumeErrors(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
 			agent := a2atest.NewMemoryAgent(t)
-			c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+			c := newClient(t, transport.WithHTTPClient(agent.Client()))
 			p := start(t, c, agent.Endpoint(b), nil)
 			if _, err := c.Resume(t.Context(), p, a2a.HectorDecision(true)); err != nil {
 				t.Fatal(err)
@@ -249,7 +249,7 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 				t.Run(tt.name+" "+profile.String()+" "+string(b), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						agent := a2atest.NewMemoryAgent(t, a2atest.WithQuestions(2), a2atest.WithProfile(profile))
-						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+						c := newClient(t, transport.WithHTTPClient(agent.Client()))
 						p := start(t, c, agent.Endpoint(b), nil)
 						agent.FailNext("", tt.fault, tt.n)
 						asked := 0
@@ -271,7 +271,7 @@ func TestRunDeliversAnswerOnce(t *testing.T) {
 	}
 	t.Run("agent's own refusal is not retried", func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t)
-		c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		c := newClient(t, transport.WithHTTPClient(agent.Client()))
 		p := start(t, c, agent.Endpoint(a2a.JSONRPC10), nil)
 		gone := *p
 		gone.TaskID = "task-404"
@@ -310,7 +310,7 @@ func TestWaitRidesOutFaults(t *testing.T) {
 				t.Run(f.name+" "+profile.String()+" "+string(b), func(t *testing.T) {
 					synctest.Test(t, func(t *testing.T) {
 						agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithProfile(profile))
-						c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+						c := newClient(t, transport.WithHTTPClient(agent.Client()))
 						p := start(t, c, agent.Endpoint(b), nil)
 						agent.FailNext("", f.fault, 4)
 						go func() {

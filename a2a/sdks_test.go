@@ -52,7 +52,7 @@ func TestBareErrorObjects(t *testing.T) {
 			_, _ = io.WriteString(w, `{"code":-32001,"message":"Task not found: t1"}`)
 		}
 	})
-	c := newClient(t, a2a.WithHTTPClient(hc))
+	c := newClient(t, transport.WithHTTPClient(hc))
 	ep := a2a.Endpoint{URL: "https://agent.example/a2a", Binding: a2a.REST03}
 	check := func(what string, err, want error, status int) {
 		t.Helper()
@@ -79,7 +79,7 @@ func TestLegacyHectorTaskName(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(a2atest.ProfileLegacyHector), a2atest.WithAuthFirst())
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				p := start(t, c, agent.Endpoint(b), nil)
 				go func() {
 					<-time.After(20 * time.Second)
@@ -164,7 +164,7 @@ func TestPromptWithoutText(t *testing.T) {
 	}
 	// From the fake ADK agent, whose question is a data part alone.
 	agent := a2atest.NewMemoryAgent(t, a2atest.WithStyle(a2atest.StyleADK))
-	c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+	c := newClient(t, transport.WithHTTPClient(agent.Client()))
 	if p := start(t, c, agent.Endpoint(a2a.REST03), nil); p.Prompt() != "Delete the report?" {
 		t.Errorf("ADK prompt = %q", p.Prompt())
 	}
@@ -177,7 +177,7 @@ func TestRunSavedPauseOfEndedTask(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				agent := a2atest.NewMemoryAgent(t)
-				c := newClient(t, a2a.WithHTTPClient(agent.Client()))
+				c := newClient(t, transport.WithHTTPClient(agent.Client()))
 				p := start(t, c, agent.Endpoint(b), nil)
 				saved, _ := json.Marshal(p)
 				if _, err := c.Cancel(t.Context(), p.Endpoint, p.TaskID); err != nil {
@@ -271,7 +271,7 @@ func TestSameCallAskedAgain(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("repeats %d", tt.repeats), func(t *testing.T) {
 			agent := &reasker{repeats: tt.repeats}
-			c := newClient(t, a2a.WithHTTPClient(serveFunc(agent.ServeHTTP)))
+			c := newClient(t, transport.WithHTTPClient(serveFunc(agent.ServeHTTP)))
 			p := start(t, c, a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, nil)
 			asked := 0
 			r, err := c.Run(t.Context(), p, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
@@ -322,7 +322,7 @@ func TestSendStreamLeavesNothingOpen(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	c := newClient(t, a2a.WithHTTPClient(srv.Client()), a2a.WithMessageIDs(func() string { return "m" }))
+	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), a2a.WithMessageIDs(func() string { return "m" }))
 	for _, ep := range []a2a.Endpoint{{URL: srv.URL + "/rpc", Binding: a2a.JSONRPC10}, {URL: srv.URL + "/rest", Binding: a2a.REST10}} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		ev, err := c.SendStream(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, nil)
@@ -380,12 +380,12 @@ func rejecter(w http.ResponseWriter, r *http.Request) {
 func TestDecisionWhateverTheAgentDid(t *testing.T) {
 	deny := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(false), nil }
 	fake := a2atest.NewMemoryAgent(t)
-	completes := newClient(t, a2a.WithHTTPClient(fake.Client()))
+	completes := newClient(t, transport.WithHTTPClient(fake.Client()))
 	r1, err := completes.Run(t.Context(), start(t, completes, fake.Endpoint(a2a.JSONRPC10), nil), deny, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rejects := newClient(t, a2a.WithHTTPClient(serveFunc(rejecter)))
+	rejects := newClient(t, transport.WithHTTPClient(serveFunc(rejecter)))
 	r2, err := rejects.Run(t.Context(), start(t, rejects, a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, nil), deny, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -425,7 +425,7 @@ func TestSubscriptionClosedAfterAnError(t *testing.T) {
 		<-r.Context().Done() // open and silent until the client goes
 	}))
 	defer srv.Close()
-	c := newClient(t, a2a.WithHTTPClient(srv.Client()))
+	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP())
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	done := make(chan struct{})
@@ -458,7 +458,7 @@ func TestSendStreamCut(t *testing.T) {
 		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Request: r,
 			Body: io.NopCloser(strings.NewReader(`{"jsonrpc":"2.0","id":2,"result":{"id":"t1","status":{"state":"TASK_STATE_INPUT_REQUIRED"}}}`))}, nil
 	})}
-	c := newClient(t, a2a.WithHTTPClient(hc))
+	c := newClient(t, transport.WithHTTPClient(hc))
 	ev, err := c.SendStream(t.Context(), a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, nil)
 	if err != nil || ev.Task == nil || ev.Task.State != a2a.StateInputRequired {
 		t.Fatalf("SendStream = %+v, %v", ev, err)

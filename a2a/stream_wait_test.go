@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // droppingAgent is an A2A 0.3 JSON-RPC agent in memory whose task waits for authorisation
@@ -85,7 +86,7 @@ func (a *droppingAgent) decide() {
 func TestStreamDroppedIsSubscribedAgain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		agent := &droppingAgent{dropAfter: 2 * time.Second, state: "auth-required", decided: make(chan struct{})}
-		c := newClient(t, a2a.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
+		c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
 		ep := a2a.Endpoint{URL: "https://agent.example/a2a", Binding: a2a.JSONRPC03}
 		p := a2a.NewPause(ep, &a2a.Task{ID: "t1", ContextID: "c1", State: a2a.StateAuthRequired})
 		if p == nil {

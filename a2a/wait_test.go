@@ -14,18 +14,15 @@ import (
 )
 
 // TestMaxPollsInFlight: 20 waits whose tasks are already answered, at an agent that takes
-// 1 s per request: 10 on a client WithMaxPollsInFlight(5), 10 on two clients sharing
-// WithPollSlots of 5, so at most 10 queries in flight and two rounds.
+// 1 s per request: 10 on each of two clients WithMaxPollsInFlight(5), so at most 10 queries
+// in flight and two rounds.
 func TestMaxPollsInFlight(t *testing.T) {
-	if _, err := a2a.NewClient(a2a.WithMaxPollsInFlight(0)); err == nil {
+	if _, err := a2a.NewClient(transport.WithMaxPollsInFlight(0)); err == nil {
 		t.Error("WithMaxPollsInFlight(0) accepted")
-	}
-	if _, err := a2a.NewClient(a2a.WithPollSlots(nil)); err == nil {
-		t.Error("WithPollSlots(nil) accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t)
-		fast := newClient(t, a2a.WithHTTPClient(agent.Client()))
+		fast := newClient(t, transport.WithHTTPClient(agent.Client()))
 		pauses := make([]*a2a.Pause, 20)
 		for i := range pauses {
 			pauses[i] = start(t, fast, agent.Endpoint(a2a.JSONRPC10), nil)
@@ -35,16 +32,13 @@ func TestMaxPollsInFlight(t *testing.T) {
 		}
 		slow := &memhttp.Slow{Delay: time.Second, Next: agent.Client().Transport}
 		hc := &http.Client{Transport: slow}
-		// Half the waits on a client of their own, bound 5; the other half on two clients
-		// sharing slots of 5.
-		bound := newClient(t, a2a.WithHTTPClient(hc), a2a.WithMaxPollsInFlight(5))
-		shared := transport.NewSlots(5)
-		clients := []*a2a.Client{newClient(t, a2a.WithHTTPClient(hc), a2a.WithPollSlots(shared)),
-			newClient(t, a2a.WithHTTPClient(hc), a2a.WithPollSlots(shared))}
+		// Half the waits on each of two clients, bound 5 each.
+		bound := newClient(t, transport.WithHTTPClient(hc), transport.WithMaxPollsInFlight(5))
+		other := newClient(t, transport.WithHTTPClient(hc), transport.WithMaxPollsInFlight(5))
 		began := time.Now()
 		var wg sync.WaitGroup
-		for i, p := range pauses[:10] {
-			c := clients[i%2]
+		for _, p := range pauses[:10] {
+			c := other
 			wg.Go(func() {
 				if task, err := c.Wait(t.Context(), p, nil); err != nil || task.State != a2a.StateCompleted {
 					t.Errorf("Wait = %+v, %v", task, err)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
@@ -42,118 +43,26 @@ type Client struct {
 	polls      *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
-// Option configures a Client; an option given a bad value makes NewClient fail.
-type Option func(*Client) error
-
-// NewClient returns a client for the endpoint at baseURL (http or https: the spec's example
-// endpoint is a local server). Defaults: http.DefaultClient, polls every 5 s, each request
-// bounded by 30 s, answers up to 1 MiB, no credentials, silent, no redirect followed.
-func NewClient(baseURL string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, errors.New("hi: NewClient: base URL must be an absolute http(s) URL")
+// NewClient returns a client for the endpoint at baseURL, configured by the common options
+// of package transport (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …). Defaults:
+// http.DefaultClient, polls every 5 s, each request bounded by 30 s, answers up to 1 MiB, no
+// credentials, silent, no redirect followed, and the address rules every client of this
+// module keeps: an https endpoint at a public address (the spec's example endpoint is a
+// local server: reach it with transport.WithAllowLocalHTTP). A base URL the rules refuse is
+// an error matching [transport.ErrInsecureURL] or [transport.ErrPrivateAddress]. A nil option
+// is skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
+	c := &Client{}
+	cfg, err := clientcfg.New("hi", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: pace.RequestTimeout}, opts)
+	if err != nil {
+		return nil, err
 	}
-	c := &Client{base: u, http: http.DefaultClient, interval: DefaultPollInterval, timeout: pace.RequestTimeout,
-		maxBody: httpx.DefaultBodyLimit, logger: slog.New(slog.DiscardHandler)}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return nil, fmt.Errorf("hi: NewClient: %w", err)
-		}
+	if c.base, err = cfg.CheckBase("hi", baseURL); err != nil {
+		return nil, err
 	}
-	hc := *c.http
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c.http = &hc
-	if c.polls == nil {
-		c.polls = transport.NewSlots(pace.MaxPollsInFlight)
-	}
+	c.http, c.logger, c.polls, c.credential = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
+	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
 	return c, nil
-}
-
-// WithMaxPollsInFlight bounds the polls a Client's waits have in flight at once; a poll past
-// the bound waits its turn, then goes. Default 1,000.
-// Thousands of waits that poll at once — a restart resuming them all, an endpoint slower than
-// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
-// connection to carry them.
-func WithMaxPollsInFlight(n int) Option {
-	return func(c *Client) error {
-		if n < 1 {
-			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
-		}
-		c.polls = transport.NewSlots(n)
-		return nil
-	}
-}
-
-// WithHTTPClient sends every request through a copy of hc (its redirect policy replaced:
-// no redirect is followed).
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) error {
-		if hc == nil {
-			return errors.New("WithHTTPClient: nil client")
-		}
-		c.http = hc
-		return nil
-	}
-}
-
-// WithPollInterval sets the delay between Wait's polls (at least 1 s). Default 5 s.
-func WithPollInterval(d time.Duration) Option {
-	return func(c *Client) error {
-		if d < time.Second {
-			return errors.New("WithPollInterval: under 1 s")
-		}
-		c.interval = d
-		return nil
-	}
-}
-
-// WithRequestTimeout bounds every request (default 30 s).
-func WithRequestTimeout(d time.Duration) Option {
-	return func(c *Client) error {
-		if d <= 0 {
-			return errors.New("WithRequestTimeout: not positive")
-		}
-		c.timeout = d
-		return nil
-	}
-}
-
-// WithMaxBody bounds every answer read (default 1 MiB).
-func WithMaxBody(n int64) Option {
-	return func(c *Client) error {
-		if n <= 0 {
-			return errors.New("WithMaxBody: size must be positive")
-		}
-		c.maxBody = n
-		return nil
-	}
-}
-
-// WithAuthorization sets the credential sent as the Authorization header of every request,
-// to the endpoint's origin only (transport.StaticToken("…")). Default: none.
-func WithAuthorization(cred transport.Credential) Option {
-	return func(c *Client) error {
-		if cred == nil {
-			return errors.New("WithAuthorization: nil credential")
-		}
-		c.credential = cred
-		return nil
-	}
-}
-
-// WithLogger sends debug records (interaction ids, hosts and paths; never credentials or
-// responses) to l. Default: discarded.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *Client) error {
-		if l == nil {
-			return errors.New("WithLogger: nil logger")
-		}
-		c.logger = l
-		return nil
-	}
 }
 
 // authorize adds the credential to a request for the endpoint's own origin.

@@ -65,7 +65,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestEndpointClient(t *testing.T) {
 	srv := httptest.NewServer(&endpoint{store: map[string]*hi.Interaction{}})
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, hi.WithHTTPClient(srv.Client()), hi.WithPollInterval(time.Second))
+	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(other)
 	}))
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, hi.WithHTTPClient(srv.Client()), hi.WithPollInterval(time.Second))
+	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
 // TestMaxPollsInFlight: 20 waits on resolved interactions, at an endpoint that takes 1 s per
 // poll, poll it at most 5 at a time with WithMaxPollsInFlight(5): four rounds.
 func TestMaxPollsInFlight(t *testing.T) {
-	if _, err := hi.NewClient("https://hi.example", hi.WithMaxPollsInFlight(0)); err == nil {
+	if _, err := hi.NewClient("https://hi.example", transport.WithMaxPollsInFlight(0)); err == nil {
 		t.Error("WithMaxPollsInFlight(0) accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -140,8 +140,8 @@ func TestMaxPollsInFlight(t *testing.T) {
 			e.store[it.InteractionID] = it
 		}
 		slow := &memhttp.Slow{Delay: time.Second, Handler: e}
-		c, err := hi.NewClient("https://hi.example", hi.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: slow}}),
-			hi.WithMaxPollsInFlight(5))
+		c, err := hi.NewClient("https://hi.example", transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: slow}}),
+			transport.WithMaxPollsInFlight(5))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,9 +12,11 @@
 //
 // # Clients
 //
-// As every client in hitlkit: NewClient(baseURL, opts ...Option) with WithHTTPClient,
-// WithLogger, WithAuthorization (a [transport.Credential]), WithPollInterval, WithMaxBody and
-// WithRequestTimeout.
+// As every client in hitlkit: NewClient(baseURL, opts ...transport.Option) with package
+// transport's common options (WithHTTPClient, WithLogger, WithAuthorization with a
+// [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
+// WithMaxPollsInFlight, WithAllowLocalHTTP, WithAllowPrivateAddresses). The endpoint must be
+// at an https URL on a public address unless those options say otherwise.
 package hi
 
 import (

@@ -36,7 +36,7 @@ func TestFanOutOverHITL(t *testing.T) {
 			cases[who] = it.ID()
 			return nil
 		}
-		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(forward))
+		c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(forward))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,8 +88,8 @@ func TestFanOutOverHITL(t *testing.T) {
 // longer needed are cancelled on the server.
 func TestFanOutOverHXP(t *testing.T) {
 	s := hxptest.NewServer(t)
-	opts := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, _ := hxp.NewClient(s.URL, append(opts, hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
+	opts := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	agent, _ := hxp.NewClient(s.URL, append(opts, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
 	ask := hi.OverHXP(agent, func(it *hi.Interaction, p hi.Participant) *hxp.Request {
 		return &hxp.Request{AgentID: p.ID, Approve: &hxp.Approve{Item: it.AgentOutput.Summary, Details: json.RawMessage(`{"amount":1240}`)}}

@@ -10,7 +10,9 @@ import (
 	"sync"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The kinds of A2A interrupts (A2A 0.3 and 1.0 task states; the relay forms of the relay
@@ -116,7 +118,7 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	}
 	// One a2a.Client per wait (its credential is the interrupt's); their task queries share
 	// this client's bound on polls in flight.
-	opts := []a2a.Option{a2a.WithHTTPClient(c.http), a2a.WithLogger(c.logger), a2a.WithPollSlots(c.polls)}
+	opts := []transport.Option{clientcfg.Share(c.cfg)}
 	if a := c.authorizer(it, it.Task.Endpoint.URL, auth); a != nil {
 		opts = append(opts, a2a.WithAuthorize(a))
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // createdTask is what the JavaScript SDK's REST 0.3 binding answers a send with: 201 Created,
@@ -57,7 +58,7 @@ func TestDetectA2ACreated(t *testing.T) {
 	}
 
 	for _, withA2A := range []bool{false, true} {
-		opts := []hitl.Option{hitl.WithHTTPClient(&http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		opts := []transport.Option{transport.WithHTTPClient(&http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
 			resp := rest03(http.StatusCreated, io.NopCloser(strings.NewReader(createdTask)))
 			resp.Request = r
 			return resp, nil

@@ -113,7 +113,7 @@ func TestDoA2ARelay(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				relay := a2atest.NewMemoryRelay(t)
 				var forwarded []hitl.Kind
-				c, err := hitl.NewClient(hitl.WithHTTPClient(relay.Client()),
+				c, err := hitl.NewClient(transport.WithHTTPClient(relay.Client()),
 					hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error { forwarded = append(forwarded, it.Kind); return nil }),
 					hitl.WithA2A())
 				if err != nil {
@@ -171,7 +171,7 @@ func TestWaitA2ARestart(t *testing.T) {
 	if err := json.Unmarshal(saved, &restored); err != nil {
 		t.Fatal(err)
 	}
-	c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+	c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestWaitA2AOptions(t *testing.T) {
 		if err != nil || it == nil {
 			t.Fatalf("Detect = %v, %v", it, err)
 		}
-		c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+		c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func TestWaitA2AMismatch(t *testing.T) {
 		t.Fatalf("Detect = %v, %v", it, err)
 	}
 	it.Task.TaskID = "task-forgotten"
-	c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()))
+	c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()))
 	if err != nil {
 		t.Fatal(err)
 	}

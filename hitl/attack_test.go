@@ -213,7 +213,7 @@ func TestDoTrickledAnswer(t *testing.T) {
 	t.Run("loopback", func(t *testing.T) {
 		srv := httptest.NewServer(stall(true))
 		defer srv.Close()
-		c, err := hitl.NewClient(hitl.WithHTTPClient(srv.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
+		c, err := hitl.NewClient(transport.WithHTTPClient(srv.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
 			hitl.WithReadTimeout(200*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)

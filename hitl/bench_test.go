@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // reusableBody is a response body that can be rewound between benchmark iterations.
@@ -92,7 +93,7 @@ const (
 // beside one bare GET of the same endpoint.
 func BenchmarkPollRoundTrip(b *testing.B) {
 	svc := hitltest.NewServer(b, hitltest.WithRateLimit(0))
-	client, _ := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
 	resp, err := client.Do(context.Background(), req, &hitl.CallOptions{DetectOnly: true})
 	if err != nil {

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/duration"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
@@ -347,88 +346,24 @@ func validCaseID(s string) bool {
 	return s != ""
 }
 
-// checkServiceURL applies §13's transport rule: HTTPS only, with http://localhost and
-// http://127.0.0.1 allowed for development (v0.7+) when the caller opts in. An HTTPS URL
-// whose host is localhost or a loopback, private, link-local or unspecified IP literal is
-// refused unless the caller allows private addresses: a hostile 202 must not point the agent
-// at its own network. Host names are not resolved. It returns the problem, or "" when u is
-// acceptable. The URL itself never appears in the problem.
+// checkServiceURL applies the address rules of every client (§13: HTTPS only, with
+// http://localhost and http://127.0.0.1 allowed for development (v0.7+) when the caller opts
+// in; no localhost or private IP literal unless the caller allows private addresses: a
+// hostile 202 must not point the agent at its own network). Host names are not resolved. It
+// returns the problem, or "" when u is acceptable. The URL itself never appears in the
+// problem.
 func checkServiceURL(u string, o *DetectOptions) string {
 	parsed, err := parseAbsURL(u)
 	if err != nil {
 		return "not an absolute URL"
 	}
-	host := parsed.Hostname()
-	switch parsed.Scheme {
-	case "https":
-		if !o.AllowPrivateAddresses && privateHost(host) {
-			return "points at a private address; allowed only with AllowPrivateAddresses"
-		}
-		return ""
-	case "http":
-		if host != "localhost" && host != "127.0.0.1" {
-			return "must use https"
-		}
-		if !o.AllowLocalHTTP {
-			return "http is allowed only for localhost with AllowLocalHTTP"
-		}
-		return ""
+	if parsed.Scheme != "https" && parsed.Scheme != "http" {
+		return "must use https"
 	}
-	return "must use https"
-}
-
-// privateHost reports whether host is localhost (with or without the root's trailing dot,
-// subdomains included) or an IP literal no public service has, in any spelling a resolver
-// accepts: 127.1, 2130706433, 0x7f.1, 0177.0.0.1, ::ffff:127.0.0.1. It is the early, clear
-// check; the dialer checks what a name resolves to.
-func privateHost(host string) bool {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
+	if err := clientcfg.CheckURL(parsed, o.AllowLocalHTTP, o.AllowPrivateAddresses); err != nil {
+		return err.Error()
 	}
-	ip, err := netip.ParseAddr(host)
-	if err != nil {
-		var ok bool
-		if ip, ok = looseIPv4(host); !ok {
-			return false
-		}
-	}
-	return !httpx.PublicAddr(ip)
-}
-
-// looseIPv4 parses the IPv4 spellings of inet_aton(3): one to four parts, each decimal, octal
-// (leading 0) or hex (0x), the last part filling the remaining bytes.
-func looseIPv4(s string) (netip.Addr, bool) {
-	parts := strings.Split(s, ".")
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	var out [4]byte
-	for i, p := range parts {
-		if p == "" || strings.ContainsAny(p, "_+-") {
-			return netip.Addr{}, false
-		}
-		v, err := strconv.ParseUint(p, 0, 32)
-		if err != nil {
-			return netip.Addr{}, false
-		}
-		if i < len(parts)-1 {
-			if v > 255 {
-				return netip.Addr{}, false
-			}
-			out[i] = byte(v)
-			continue
-		}
-		rest := 4 - i
-		if v >= 1<<(8*rest) {
-			return netip.Addr{}, false
-		}
-		for j := 3; j >= i; j-- {
-			out[j] = byte(v)
-			v >>= 8
-		}
-	}
-	return netip.AddrFrom4(out), true
+	return ""
 }
 
 func jsonKind(raw []byte) string {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
-	"github.com/hitlkit/hitlkit/internal/dial"
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/internal/sse"
@@ -42,288 +42,154 @@ type Client struct {
 	maxInterval    time.Duration
 	discovery      discoveryCache
 	autoDiscover   bool
-	requestTimeout time.Duration // 0: pace.RequestTimeout
-	pollInterval   time.Duration // 0: pace.Interval
+	requestTimeout time.Duration
+	pollInterval   time.Duration
 	store          Store
 	waiters        []Waiter         // WithWaiter's
 	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
 	polls          *transport.Slots // bound on polls in flight per service origin
 	deviations     deviations       // what services did beside the spec, each logged once
+	cfg            *clientcfg.Config
 }
 
-// Option configures a Client; see the With functions. An option that is given a bad value
-// makes NewClient fail.
-type Option func(*Client) error
-
-// NewClient returns a Client. Defaults: http.DefaultClient, no logging, no forwarder (Do then
-// only detects), no credentials on polls, HTTPS-only URLs, polls paced by the server within
-// [1 s, 5 min], bodies up to 1 MiB.
-func NewClient(opts ...Option) (*Client, error) {
-	c := &Client{
-		http:        http.DefaultClient,
-		logger:      slog.New(slog.DiscardHandler),
-		minInterval: pace.MinInterval,
-		maxInterval: pace.MaxInterval,
-	}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return nil, fmt.Errorf("hitl: NewClient: %w", err)
-		}
+// NewClient returns a Client configured by opts: the common options of package transport
+// (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …) and this package's With
+// functions. Defaults: http.DefaultClient, no logging, no forwarder (Do then only detects),
+// no credentials on polls, HTTPS-only URLs at public addresses, polls paced by the server
+// within [1 s, 5 min] (30 s without a Retry-After), bodies up to 1 MiB. A nil option is
+// skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+func NewClient(opts ...transport.Option) (*Client, error) {
+	c := &Client{minInterval: pace.MinInterval, maxInterval: pace.MaxInterval}
+	cfg, err := clientcfg.New("hitl", c, clientcfg.Defaults{RequestTimeout: pace.RequestTimeout}, opts)
+	if err != nil {
+		return nil, err
 	}
 	if c.minInterval > c.maxInterval {
 		return nil, errors.New("hitl: NewClient: minimum poll interval is above the maximum")
 	}
-	c.service = c.http
-	if !c.detect.AllowPrivateAddresses {
-		c.service = dial.PublicOnly(c.http, &transport.PublicDialer{AllowLoopback: c.detect.AllowLocalHTTP})
-	}
-	if c.polls == nil {
-		c.polls = transport.NewSlots(DefaultMaxPollsInFlight)
-	}
+	c.cfg = cfg
+	c.http, c.service, c.logger, c.polls = cfg.HTTP, cfg.Service, cfg.Logger, cfg.Polls
+	c.authorization = cfg.Credential
+	c.detect.MaxBody = cfg.MaxBody
+	c.detect.AllowLocalHTTP, c.detect.AllowPrivateAddresses = cfg.AllowLocalHTTP, cfg.AllowPrivateAddresses
+	c.requestTimeout, c.pollInterval = cfg.RequestTimeout, cfg.PollInterval
 	c.defaultWays = append([]Waiter{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
 }
 
-// WithHTTPClient sends requests and polls through a copy of hc: its transport and
-// instrumentation apply, and its redirect policy to the calls given to [Client.Do] (polls,
-// event streams and submits never follow a redirect). hc's Timeout should be 0, since it would
-// cut every long-lived event stream: each poll has its own 30 s timeout, the body of a call's
-// 202 is read within [WithReadTimeout], and the caller's context bounds the rest.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) error {
-		if hc == nil {
-			return errors.New("WithHTTPClient: nil client")
-		}
-		cp := *hc
-		c.http = &cp
-		return nil
-	}
+// option is an option of hitl clients.
+func option(name string, set func(*Client) error) transport.Option {
+	return clientcfg.Own("hitl", name, set)
 }
 
-// WithLogger sends debug records (case ids, hosts and paths; never tokens, queries or
-// decisions) to l. Default: discarded.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *Client) error {
-		if l == nil {
-			return errors.New("WithLogger: nil logger")
-		}
-		c.logger = l
-		return nil
-	}
-}
-
-// WithForwarder sets how the client puts a question in front of the human.
-func WithForwarder(f Forwarder) Option {
-	return func(c *Client) error {
+// WithForwarder sets how the client puts a question in front of the human. Default: none,
+// so [Client.Do] only detects (and refuses to wait with [ErrNoForwarder]) unless a call
+// brings its own. A nil f is refused.
+func WithForwarder(f Forwarder) transport.Option {
+	return option("WithForwarder", func(c *Client) error {
 		if f == nil {
-			return errors.New("WithForwarder: nil forwarder")
+			return errors.New("nil forwarder")
 		}
 		c.forward = f
 		return nil
-	}
+	})
 }
 
 // WithCallbacks makes Wait listen to cb as well: a verified callback for the case wakes the
 // wait, which confirms the outcome with a poll at once. Mount cb at the URL the calls give
-// as hitl_callback_url (see [CallOptions].CallbackURL and [SetCallbackURL]).
-func WithCallbacks(cb *Callbacks) Option {
-	return func(c *Client) error {
+// as hitl_callback_url (see [CallOptions].CallbackURL and [SetCallbackURL]). Default: no
+// callbacks are heard. A nil cb is refused.
+func WithCallbacks(cb *Callbacks) transport.Option {
+	return option("WithCallbacks", func(c *Client) error {
 		if cb == nil {
-			return errors.New("WithCallbacks: nil receiver")
+			return errors.New("nil receiver")
 		}
 		c.callbacks = cb
 		return nil
-	}
+	})
 }
 
-// WithAuthorization sets the Authorization header value sent with polls, event streams and
-// A2A resumes — the agent's API credential for the service (HITL §8), for example
-// transport.StaticToken("sk-…"). It is called once per request, so it may rotate tokens,
-// and must be safe for concurrent use. It is sent only to the origin of the request that
-// produced the interrupt, or to origins added with WithTrustedOrigins. Without it,
-// [Client.Do] reuses the Authorization header of the request it sent.
-func WithAuthorization(source transport.Credential) Option {
-	return func(c *Client) error {
-		if source == nil {
-			return errors.New("WithAuthorization: nil source")
-		}
-		c.authorization = source
-		return nil
-	}
-}
-
-// WithTrustedOrigins allows credentials to be sent to poll URLs on these origins as well
+// WithTrustedOrigins allows the credential of [transport.WithAuthorization] (or the one
+// [Client.Do] reuses) to be sent to poll URLs on these origins as well
 // ("https://api.example.com"), for services whose poll endpoint lives on another host.
-func WithTrustedOrigins(origins ...string) Option {
-	return func(c *Client) error {
+// Default: only the origin of the request that produced the interrupt.
+func WithTrustedOrigins(origins ...string) transport.Option {
+	return option("WithTrustedOrigins", func(c *Client) error {
 		if c.trustedOrigins == nil {
 			c.trustedOrigins = make(map[string]bool)
 		}
 		for _, o := range origins {
 			norm := httpx.OriginOf(o)
 			if norm == "" {
-				return fmt.Errorf("WithTrustedOrigins: %q is not an origin", o)
+				return fmt.Errorf("%q is not an origin", o)
 			}
 			c.trustedOrigins[norm] = true
 		}
 		return nil
-	}
-}
-
-// WithAllowLocalHTTP accepts http://localhost and http://127.0.0.1 service URLs, which
-// HITL Protocol v0.7+ allows for development. Default: HTTPS only.
-func WithAllowLocalHTTP() Option {
-	return func(c *Client) error {
-		c.detect.AllowLocalHTTP = true
-		return nil
-	}
-}
-
-// WithAllowPrivateAddresses accepts service URLs (poll, events, submit, discovery) that are
-// or resolve to private addresses (see [DetectOptions].AllowPrivateAddresses). Default:
-// refused twice — a URL whose host is localhost or a private IP literal makes the hitl object
-// invalid, and the connection itself is checked where it is dialled: requests to service URLs
-// go through a copy of the HTTP client whose dialer ([transport.PublicDialer]) refuses any
-// host that resolves to a loopback, private, link-local or unspecified address, in whatever
-// spelling, with an error matching [transport.ErrPrivateAddress] that ends the wait. That
-// check applies when the client's transport is an *http.Transport (the default); wrap the
-// dialer of any other transport yourself. With WithAllowLocalHTTP, loopback is allowed.
-func WithAllowPrivateAddresses() Option {
-	return func(c *Client) error {
-		c.detect.AllowPrivateAddresses = true
-		return nil
-	}
+	})
 }
 
 // WithA2A reads every 200 as a possible A2A answer (see [DetectOptions].A2A): for A2A 0.3
 // agents and relays, whose answers carry no A2A marker. Default: only answers marked as A2A.
-func WithA2A() Option {
-	return func(c *Client) error {
+func WithA2A() transport.Option {
+	return option("WithA2A", func(c *Client) error {
 		c.detect.A2A = true
 		return nil
-	}
+	})
 }
 
 // WithStrict rejects what the spec only recommends against (a prompt over 500 characters).
-func WithStrict() Option {
-	return func(c *Client) error {
+// Default: such a hitl object is valid, with a warning.
+func WithStrict() transport.Option {
+	return option("WithStrict", func(c *Client) error {
 		c.detect.Strict = true
 		return nil
-	}
-}
-
-// WithMaxBody sets the largest 202 or poll body read (default 1 MiB).
-func WithMaxBody(n int64) Option {
-	return func(c *Client) error {
-		if n <= 0 {
-			return errors.New("WithMaxBody: size must be positive")
-		}
-		c.detect.MaxBody = n
-		return nil
-	}
-}
-
-// WithMaxBodySize is WithMaxBody.
-//
-// Deprecated: use WithMaxBody, the name every client in this module uses.
-func WithMaxBodySize(n int64) Option { return WithMaxBody(n) }
-
-// WithRequestTimeout bounds each request to a service URL — a poll, a submit, a discovery
-// fetch, the opening of an event stream (not the stream itself) — default 30 s. A poll that
-// takes longer is a transient failure and is retried; the wait as a whole is bounded by the
-// caller's context and the case's expiry.
-func WithRequestTimeout(d time.Duration) Option {
-	return func(c *Client) error {
-		if d <= 0 {
-			return errors.New("WithRequestTimeout: not positive")
-		}
-		c.requestTimeout = d
-		return nil
-	}
-}
-
-// DefaultMaxPollsInFlight is how many polls of one service (one origin) a Client has in
-// flight at once by default; see [WithMaxPollsInFlight].
-const DefaultMaxPollsInFlight = pace.MaxPollsInFlight
-
-// WithMaxPollsInFlight bounds the polls of one service (one origin) a Client has in flight at
-// once, over all its waits; a poll past the bound waits its turn, then goes. Default
-// DefaultMaxPollsInFlight. The bound matters when thousands of waits poll at once — a
-// restart that resumes them all, a service slower than the pace it asked for: without it
-// every late poll holds a request, and an HTTP/2 client opens connection after connection to
-// carry them; with it the polls wait in line at no cost beyond the waiting goroutine. A wait
-// that is woken (an event, a callback) still polls only when a slot is free.
-func WithMaxPollsInFlight(n int) Option {
-	return func(c *Client) error {
-		if n < 1 {
-			return errors.New("WithMaxPollsInFlight: needs at least 1")
-		}
-		c.polls = transport.NewSlots(n)
-		return nil
-	}
-}
-
-// WithPollInterval sets the delay between polls when the service sends no Retry-After
-// (default 30 s, HITL §8's lower recommendation), within the bounds of WithPollIntervals.
-func WithPollInterval(d time.Duration) Option {
-	return func(c *Client) error {
-		if d < pace.MinInterval {
-			return errors.New("WithPollInterval: under 1 s would exceed 60 polls per minute")
-		}
-		c.pollInterval = d
-		return nil
-	}
+	})
 }
 
 // WithReadTimeout bounds reading the body of a call's 202 or A2A answer (see
 // [DetectOptions].ReadTimeout). Default 30 s. The caller's context still bounds the call as a
-// whole; this deadline holds even when that context has none.
-func WithReadTimeout(d time.Duration) Option {
-	return func(c *Client) error {
+// whole; this deadline holds even when that context has none. d must be positive.
+func WithReadTimeout(d time.Duration) transport.Option {
+	return option("WithReadTimeout", func(c *Client) error {
 		if d <= 0 {
-			return errors.New("WithReadTimeout: not positive")
+			return errors.New("not positive")
 		}
 		c.detect.ReadTimeout = d
 		return nil
-	}
+	})
 }
 
 // WithPollIntervals clamps every delay between two polls of a case, the server's Retry-After
 // included, to [lo, hi]. lo may not be under 1 s: HITL Protocol §13.5 allows 60 requests per
 // minute per case. Default [1 s, 5 min].
-func WithPollIntervals(lo, hi time.Duration) Option {
-	return func(c *Client) error {
+func WithPollIntervals(lo, hi time.Duration) transport.Option {
+	return option("WithPollIntervals", func(c *Client) error {
 		if lo < pace.MinInterval {
-			return errors.New("WithPollIntervals: minimum under 1 s would exceed 60 polls per minute")
+			return errors.New("minimum under 1 s would exceed 60 polls per minute")
 		}
 		if hi < lo {
-			return errors.New("WithPollIntervals: maximum below minimum")
+			return errors.New("maximum below minimum")
 		}
 		c.minInterval, c.maxInterval = lo, hi
 		return nil
-	}
+	})
 }
 
 // WithAutoDiscovery makes Wait fetch the service's discovery document on first contact with
 // its origin (once, then cached; see [Client.Discover]) so that it paces polls by it and
 // follows the event stream it advertises when a case has no events_url. Default: only a
 // document already fetched with Discover is used.
-func WithAutoDiscovery() Option {
-	return func(c *Client) error {
+func WithAutoDiscovery() transport.Option {
+	return option("WithAutoDiscovery", func(c *Client) error {
 		c.autoDiscover = true
 		return nil
-	}
+	})
 }
 
 // timeout is the bound of one request to a service URL.
 func (c *Client) timeout() time.Duration {
-	if c.requestTimeout > 0 {
-		return c.requestTimeout
-	}
-	return pace.RequestTimeout
+	return c.requestTimeout
 }
 
 // Detect is [Detect] with the client's detection options.
@@ -571,7 +437,7 @@ type Checkpoint struct {
 // other terminal event, callback or waiter's outcome makes it poll at once (never more than
 // once a second) to confirm. Whichever way learns the outcome first ends the wait and the
 // others stop. An event stream the service refuses or keeps failing is dropped and polling
-// carries on. At most [WithMaxPollsInFlight] polls of one service are in flight at once.
+// carries on. At most [transport.WithMaxPollsInFlight] polls of one service are in flight at once.
 //
 // An error means the outcome is unknown: a permanent failure ([*StatusError],
 // [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal

@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // human answers every case the fake creates, in order, with the next decision.
@@ -54,7 +55,7 @@ func TestDoEveryReviewType(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
 		var forwarded bytes.Buffer
-		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(&forwarded)))
+		c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(&forwarded)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +142,7 @@ func errString(err error) string {
 func TestDoExpiryAndCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 		human(t, s, func(string) error { return nil }, func(id string) error { return s.Cancel(id, "request withdrawn") })
 
 		req := post(t, s.URL+"/actions/approval", "")
@@ -175,7 +176,7 @@ func TestDoExpiryAndCancel(t *testing.T) {
 func TestInterruptResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
-		first, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		first, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 		it := detect(t, first, post(t, s.URL+"/actions/approval", "Bearer agent-key"))
 		saved, err := json.Marshal(it)
 		if err != nil {
@@ -192,8 +193,8 @@ func TestInterruptResumes(t *testing.T) {
 		if diff := cmp.Diff(it, &restored); diff != "" {
 			t.Errorf("round trip (-want +got):\n%s", diff)
 		}
-		second, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()),
-			hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil }))
+		second, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()),
+			transport.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil }))
 		a, err := second.Wait(t.Context(), &restored, nil)
 		b, err2 := second.Wait(t.Context(), it, nil)
 		if err != nil || err2 != nil {
@@ -222,7 +223,7 @@ func TestCredentialsStayOnOrigin(t *testing.T) {
 			svc := &script{replies: []reply{{202, map[string]string{"Content-Type": "application/json"}, body}}}
 			collector := &script{replies: []reply{ok(strings.ReplaceAll(completedApprove, "review_c1", "review_abc123"))}}
 			rt := hostRouter{"api.svc.example": svc, "collector.evil.example": collector}
-			opts := []hitl.Option{hitl.WithForwarder(hitl.WriteTo(io.Discard))}
+			opts := []transport.Option{hitl.WithForwarder(hitl.WriteTo(io.Discard))}
 			if trusted {
 				opts = append(opts, hitl.WithTrustedOrigins("https://collector.evil.example"))
 			}
@@ -312,7 +313,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 			t.Run(faultName(tt.fault)+" "+profile.String(), func(t *testing.T) {
 				synctest.Test(t, func(t *testing.T) {
 					s := hitltest.NewMemoryServer(t, hitltest.WithProfile(profile))
-					c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+					c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 					it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 					id := it.ID()
 					s.FailNext(id, tt.fault, tt.n)
@@ -351,7 +352,7 @@ func faultName(f hitltest.Fault) string {
 func TestRateLimitRespected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRateLimit(5))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 		id := it.ID()
 		time.AfterFunc(3*time.Minute, func() { _ = s.Respond(id, "approve", nil, nil) })
@@ -379,8 +380,8 @@ func TestSecretsStayOutOfLogsAndErrors(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs bytes.Buffer
 		s := hitltest.NewMemoryServer(t)
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
-			hitl.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
+			transport.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 		human(t, s, func(id string) error {
 			s.FailNext(id, hitltest.Fault503, 2)
 			s.FailNext(id, hitltest.FaultNotFound, 1)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestForms reads the forms of ex04 and ex08 and checks result data against ex08's: the
@@ -151,7 +152,7 @@ func TestSensitiveValuesNeverLogged(t *testing.T) {
 		}
 	}
 	var logs bytes.Buffer
-	c := newClient(t, &script{replies: replies}, hitl.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	c := newClient(t, &script{replies: replies}, transport.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	var progress []hitl.Progress
 	var res *hitl.Result
 	synctest.Test(t, func(t *testing.T) {
@@ -201,7 +202,7 @@ func TestReminders(t *testing.T) {
 			calls = append(calls, fmt.Sprintf("%v #%d", time.Since(start), it.Reminder))
 			return nil
 		}
-		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(fwd))
+		c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(fwd))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +240,7 @@ func TestRemindersSkipInProgress(t *testing.T) {
 		start := time.Now()
 		var n int
 		var mu sync.Mutex
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error {
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error {
 			mu.Lock()
 			n++
 			mu.Unlock()
@@ -270,7 +271,7 @@ func TestRemindersSkipInProgress(t *testing.T) {
 func TestChainOfThreeRounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithoutEvents())
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 		go func() {
 			for i, action := range []string{"edit", "edit", "approve"} {
 				id := s.NextCase(t.Context().Done())
@@ -318,7 +319,7 @@ func TestChainOfThreeRounds(t *testing.T) {
 func TestChainRoundLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithoutEvents())
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 		go func() {
 			for {
 				id := s.NextCase(t.Context().Done())
@@ -445,7 +446,7 @@ func TestCase36Discovery(t *testing.T) {
 		{hitltest.DiscoveryNone, hitl.ErrNoDiscovery, ""},
 	} {
 		s := hitltest.NewServer(t, hitltest.WithDiscovery(tt.shape))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAllowLocalHTTP())
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
 		for range 2 {
 			d, err := c.Discover(t.Context(), s.URL+"/anything")
 			if !errors.Is(err, tt.wantErr) || (d != nil && d.SpecVersion != tt.version) {

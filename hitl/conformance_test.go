@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // flow is an example flow of the HITL Protocol test vectors (testdata/hitl-protocol).
@@ -153,7 +154,7 @@ func TestExampleFlows(t *testing.T) {
 				if len(r.polls) > 0 {
 					synctest.Test(t, func(t *testing.T) {
 						s := &script{replies: r.polls}
-						res, err := newClient(t, s, hitl.WithAuthorization(authSource(r.auth))).Wait(t.Context(), it, nil)
+						res, err := newClient(t, s, transport.WithAuthorization(authSource(r.auth))).Wait(t.Context(), it, nil)
 						if err != nil {
 							t.Fatalf("round %d: Wait: %v", i, err)
 						}

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/internal/notify"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // service is a scripted case review_c1: its poll says "pending" until decideAt, then
@@ -98,7 +99,7 @@ func TestTerminalEventDecides(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				svc := &service{decideAt: time.Now().Add(5 * time.Second), event: tt.event}
-				c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}),
+				c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}),
 					hitl.WithTrustedOrigins("https://events.example"))
 				if err != nil {
 					t.Fatal(err)
@@ -140,7 +141,7 @@ func TestTrustedCallbackDecides(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithCallbacks(cb))
+				c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithCallbacks(cb))
 				if err != nil {
 					t.Fatal(err)
 				}

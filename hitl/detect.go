@@ -29,7 +29,7 @@ type DetectOptions struct {
 	// localhost.). Default false: such a poll, events, callback or submit URL makes the hitl
 	// object invalid, so a hostile service cannot point the agent (and its credentials) into
 	// the agent's own network. Detect does not resolve host names; a [Client] checks what they
-	// resolve to where it dials (see [WithAllowPrivateAddresses]).
+	// resolve to where it dials (see [transport.WithAllowPrivateAddresses]).
 	AllowPrivateAddresses bool
 	// Strict turns recommendations into problems: a prompt over 500 characters is invalid
 	// instead of a warning. Default false.

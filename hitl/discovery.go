@@ -273,9 +273,7 @@ func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, e
 		return nil, fmt.Errorf("hitl: discover: %w", httpx.StripURL(err))
 	}
 	req.Header.Set("Accept", "application/json")
-	hc := *c.service
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := retry.Do(&hc, req, retry.Policy{})
+	resp, err := retry.Do(c.service, req, retry.Policy{})
 	if err != nil {
 		return nil, fmt.Errorf("hitl: discover %s: %w", origin, httpx.StripURL(err))
 	}

@@ -11,12 +11,20 @@
 //
 // # Clients
 //
-// Every client in hitlkit is built the same way: NewClient(opts ...Option) — or, where a base
-// URL is intrinsic (hxp, hi), NewClient(baseURL, opts ...Option) — with the same option for
-// the same idea in every package: WithHTTPClient, WithLogger, WithAuthorization (a
-// [transport.Credential], such as transport.StaticToken("sk-…")), WithPollInterval,
-// WithMaxBody, WithRequestTimeout, WithAllowLocalHTTP. A bad option value makes NewClient
-// fail. Per-call knobs are a nil-able options struct ([CallOptions], [WaitOptions]).
+// Every client in hitlkit is built the same way: NewClient(opts ...transport.Option) — or,
+// where a base URL is intrinsic (hxp, hi), NewClient(baseURL, opts ...transport.Option). The
+// options every client shares are package transport's ([transport.WithHTTPClient],
+// [transport.WithLogger], [transport.WithAuthorization] with a [transport.Credential] such as
+// transport.StaticToken("sk-…"), [transport.WithPollInterval], [transport.WithMaxBody],
+// [transport.WithRequestTimeout], [transport.WithMaxPollsInFlight],
+// [transport.WithAllowLocalHTTP], [transport.WithAllowPrivateAddresses]); this package's With
+// functions are the hitl client's own, of the same type:
+//
+//	hitl.NewClient(transport.WithHTTPClient(hc), hitl.WithForwarder(f))
+//
+// A bad option value, or an option of another client, makes NewClient fail with a
+// [*transport.OptionError]. Per-call knobs are a nil-able options struct ([CallOptions],
+// [WaitOptions]).
 //
 // # Waiting
 //
@@ -30,8 +38,9 @@
 //
 // # Security
 //
-// Service URLs must be HTTPS (http://localhost with [WithAllowLocalHTTP]) and are dialled
-// only at public addresses unless [WithAllowPrivateAddresses]; the agent's credential goes
+// Service URLs must be HTTPS (http://localhost with [transport.WithAllowLocalHTTP]) and are
+// dialled only at public addresses unless [transport.WithAllowPrivateAddresses], as for every
+// client in hitlkit; the agent's credential goes
 // only to the origin it called, never to a redirect's target; review URLs, tokens and
 // credentials never appear in logs or errors. Package hitltest is a fake service for tests.
 package hitl

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // metering counts the requests a client sends and the bytes of the answers it reads (status
@@ -64,10 +65,10 @@ func pollFor(t *testing.T, r, decideAt time.Duration, withoutETag bool) (int, in
 	)
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(r), hitltest.WithoutEvents())
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithPollIntervals(time.Second, time.Hour))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithPollIntervals(time.Second, time.Hour))
 		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 		m := &metering{base: s.Client().Transport, withoutETag: withoutETag}
-		c, _ = hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: m}), hitl.WithPollIntervals(time.Second, time.Hour))
+		c, _ = hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: m}), hitl.WithPollIntervals(time.Second, time.Hour))
 		go func() {
 			<-time.After(decideAt)
 			_ = s.Respond(it.ID(), "approve", nil, nil)
@@ -144,7 +145,7 @@ func TestAtMostSixtyPerMinute(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := hitltest.NewMemoryServer(t, tt.opts...)
-				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+				c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 				it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 				id := it.ID()
 				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // An agent wraps its outbound call: when the service asks for a human, the client forwards
@@ -27,8 +28,8 @@ func Example() {
 	}()
 
 	client, err := hitl.NewClient(
-		hitl.WithHTTPClient(svc.Client()),
-		hitl.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
+		transport.WithHTTPClient(svc.Client()),
+		transport.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
 		hitl.WithForwarder(func(ctx context.Context, it *hitl.Interrupt) error {
 			fmt.Println("forward to the human:", it.Prompt())
 			return nil
@@ -89,7 +90,7 @@ func ExampleClient_Wait_resume() {
 	svc := hitltest.NewUnstartedServer()
 	svc.Start()
 	defer svc.Close()
-	client, _ := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 
 	// Process 1: call, detect only, save the interrupt.
 	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/confirmation", nil)
@@ -152,7 +153,7 @@ func ExampleNewCallbacks() {
 		_ = svc.Respond(id, "confirm", nil, nil)
 	}()
 
-	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
 		hitl.WithCallbacks(callbacks), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 	if err != nil {
 		panic(err)
@@ -231,7 +232,7 @@ func ExampleWithWaiter() {
 			return nil, context.Cause(ctx)
 		}
 	})
-	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
 		hitl.WithWaiter(button), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 	if err != nil {
 		panic(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/notify"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // FuzzDetect feeds arbitrary 202 bodies to Detect: it must never panic, must restore the body
@@ -79,7 +80,7 @@ func FuzzPollBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		synctest.Test(t, func(t *testing.T) {
 			s := &script{replies: []reply{ok(string(body)), ok(completedApprove)}}
-			c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: s}))
+			c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: s}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -56,9 +57,9 @@ func (s *script) requests() ([]*http.Request, []time.Time) {
 	return append([]*http.Request(nil), s.reqs...), append([]time.Time(nil), s.times...)
 }
 
-func newClient(t *testing.T, rt http.RoundTripper, opts ...hitl.Option) *hitl.Client {
+func newClient(t *testing.T, rt http.RoundTripper, opts ...transport.Option) *hitl.Client {
 	t.Helper()
-	c, err := hitl.NewClient(append([]hitl.Option{hitl.WithHTTPClient(&http.Client{Transport: rt})}, opts...)...)
+	c, err := hitl.NewClient(append([]transport.Option{transport.WithHTTPClient(&http.Client{Transport: rt})}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -188,9 +188,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("Authorization", "Bearer "+cs.SubmitToken)
-	hc := *c.service
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := hc.Do(req)
+	resp, err := c.service.Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: inline submit for case %s: %w", cs.CaseID, httpx.StripURL(err))
 	}

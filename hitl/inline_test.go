@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // wireStep is one step of an example flow with its request body, under either spelling
@@ -296,7 +297,7 @@ func TestCase34SubmittedViaAndSecrets(t *testing.T) {
 	it := flowInterrupt(t, loadSteps(t, "09-inline-confirmation.json"))
 	var logs bytes.Buffer
 	rt := &script{replies: []reply{{status: 403, body: `{"error":"action_not_inline","message":"use ` + it.ReviewURL() + `"}`}, {status: 200, body: `{"status":"completed"}`}}}
-	c := newClient(t, rt, hitl.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	c := newClient(t, rt, transport.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	var errs []string
 	for _, tt := range []struct {
 		via, platform, user string
@@ -452,7 +453,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 			prepare: func(s *hitltest.Server, it *hitl.Interrupt) { s.FailSubmit(it.ID(), 404, 1) }},
 	}
 	s := hitltest.NewServer(t)
-	c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // BenchmarkDecisionLatency measures, on loopback, the time from a human's decision (the fake
@@ -52,7 +53,7 @@ func benchDecisions(b *testing.B, mode string) {
 	if !streams {
 		opts = append(opts, hitltest.WithoutEvents())
 	}
-	var copts []hitl.Option
+	var copts []transport.Option
 	callbackURL := ""
 	if strings.HasPrefix(mode, "callback") {
 		cb, err := hitl.NewCallbacks([]byte(hitltest.DefaultCallbackSecret), &hitl.CallbacksOptions{Decide: mode == "callback-trusted"})
@@ -77,9 +78,9 @@ func benchDecisions(b *testing.B, mode string) {
 	}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
-	copts = append(copts, hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP())
+	copts = append(copts, transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP())
 	if mode == "sse-h2" {
-		copts = append(copts, hitl.WithAllowPrivateAddresses()) // https://127.0.0.1
+		copts = append(copts, transport.WithAllowPrivateAddresses()) // https://127.0.0.1
 	}
 	client, err := hitl.NewClient(copts...)
 	if err != nil {

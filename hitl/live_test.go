@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // liveClient is a client of a ProfileLive fake that logs at debug into log.
@@ -18,7 +19,7 @@ func liveClient(t *testing.T, log *bytes.Buffer, opts ...hitltest.Option) (*hitl
 	cb := newCallbacks(t)
 	s := hitltest.NewMemoryServer(t, append([]hitltest.Option{hitltest.WithProfile(hitltest.ProfileLive), hitltest.WithCallbackHandler(cb)}, opts...)...)
 	logger := slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithLogger(logger), hitl.WithCallbacks(cb))
+	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithLogger(logger), hitl.WithCallbacks(cb))
 	if err != nil {
 		t.Fatal(err)
 	}

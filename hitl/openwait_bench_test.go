@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // BenchmarkOpenWait measures what one open wait holds between two polls, to decide whether a
@@ -30,7 +31,7 @@ func BenchmarkOpenWait(b *testing.B) {
 		})
 		mux := http.NewServeMux()
 		mux.Handle("GET /reviews/{id}/status", svc)
-		c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: mux}}))
+		c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: mux}}))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/internal/notify"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 const agentCallbackURL = "https://agent.test/hitl/callbacks"
@@ -83,8 +84,8 @@ func countPath(s *hitltest.Server, suffix string) (n int, lastIDs []string) {
 func TestWaitOverSSE(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()),
-			hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil }))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()),
+			transport.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil }))
 		it := open(t, s, c, "input", nil)
 		id := it.ID()
 		after(t, 5*time.Second, func() error { return s.Open(id) })
@@ -132,7 +133,7 @@ func TestWaitOverSSE(t *testing.T) {
 func TestWaitSSEResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 		it := open(t, s, c, "input", nil)
 		id := it.ID()
 		if err := s.Open(id); err != nil {
@@ -181,7 +182,7 @@ func TestWaitSSEFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := hitltest.NewMemoryServer(t, append(tt.opts, hitltest.WithRetryAfter(30*time.Second))...)
-				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+				c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 				it := open(t, s, c, "approval", nil)
 				if tt.fault != 0 {
 					s.FailStream(it.ID(), tt.fault, tt.faults)
@@ -278,7 +279,7 @@ func TestWaitOverCallback(t *testing.T) {
 				cb := newCallbacks(t)
 				s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second), hitltest.WithoutEvents(),
 					hitltest.WithCallbackHandler(cb))
-				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
+				c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
 				it := open(t, s, c, "approval", &hitl.CallOptions{CallbackURL: agentCallbackURL})
 				if it.Case.CallbackURL != agentCallbackURL {
 					t.Fatalf("the service did not echo the callback URL: %q", it.Case.CallbackURL)
@@ -342,7 +343,7 @@ func TestWaitCancelWithEverything(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cb := newCallbacks(t)
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second), hitltest.WithCallbackHandler(cb))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
 		it := open(t, s, c, "approval", &hitl.CallOptions{CallbackURL: agentCallbackURL})
 		errMine := errors.New("operator stopped the agent")
 		ctx, cancel := context.WithCancelCause(t.Context())

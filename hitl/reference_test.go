@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestRetryAfterPacesFirstPoll: against every profile, the 202's Retry-After (30 s from the
@@ -21,7 +22,7 @@ func TestRetryAfterPacesFirstPoll(t *testing.T) {
 		t.Run(profile.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s := hitltest.NewMemoryServer(t, hitltest.WithProfile(profile), hitltest.WithRetryAfter(30*time.Second))
-				c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAutoDiscovery())
+				c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithAutoDiscovery())
 				it := open(t, s, c, "approval", nil)
 				called := time.Now()
 				after(t, 45*time.Second, func() error { return s.Respond(it.ID(), "approve", nil, nil) })
@@ -60,7 +61,7 @@ func TestRetryAfterPacesFirstPoll(t *testing.T) {
 func TestDiscoveryFeedsTheWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithProfile(hitltest.ProfileReference), hitltest.WithRetryAfter(5*time.Minute))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAutoDiscovery())
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithAutoDiscovery())
 		it := open(t, s, c, "approval", nil)
 		if it.Case.EventsURL != "" {
 			t.Fatalf("the reference profile sent events_url %q", it.Case.EventsURL)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestRestartLosesNoDecision: an agent saves its interrupts, is stopped mid-wait (its waits
@@ -21,8 +22,8 @@ import (
 func TestRestartLosesNoDecision(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
-		auth := hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil })
-		before, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), auth)
+		auth := transport.WithAuthorization(func(context.Context) (string, error) { return "Bearer agent-key", nil })
+		before, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), auth)
 		want := map[string]string{}
 		var saved [][]byte
 		for _, typ := range []string{"approval", "confirmation", "escalation"} {
@@ -63,7 +64,7 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		}
 		<-time.After(time.Hour)
 
-		after, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), auth)
+		after, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), auth)
 		got := map[string]string{}
 		for _, b := range saved {
 			var it hitl.Interrupt
@@ -95,7 +96,7 @@ func TestRestartLosesNoDecision(t *testing.T) {
 func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
-		first, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		first, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 		it := detect(t, first, post(t, s.URL+"/actions/approval", ""))
 		id := it.ID()
 		if err := s.Remind(id, "before the restart"); err != nil {
@@ -103,7 +104,7 @@ func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 		}
 		<-time.After(time.Hour)
 		var reminders []int
-		after, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error {
+		after, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error {
 			reminders = append(reminders, it.Reminder)
 			return nil
 		}))
@@ -129,7 +130,7 @@ func TestRestartDoesNotRepeatOldReminders(t *testing.T) {
 func TestCarryOnFromCheckpoint(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()))
 		it := detect(t, c, post(t, s.URL+"/actions/approval", ""))
 		if err := s.Open(it.ID()); err != nil {
 			t.Fatal(err)

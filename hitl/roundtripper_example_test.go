@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // deployAPI stands for any library an agent uses that takes only an *http.Client: a
@@ -48,8 +49,8 @@ func ExampleClient_Transport() {
 	}()
 
 	client, err := hitl.NewClient(
-		hitl.WithHTTPClient(svc.Client()),
-		hitl.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
+		transport.WithHTTPClient(svc.Client()),
+		transport.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
 		hitl.WithForwarder(func(ctx context.Context, it *hitl.Interrupt) error {
 			fmt.Println("forward to the human:", it.Prompt())
 			return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // trackedBody is a request or response body that records whether it was read and closed.
@@ -34,7 +35,7 @@ func TestTransportWaitsForTheHuman(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
 		var store hitl.MemoryStore
-		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(forwardNothing), hitl.WithStore(&store))
+		c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(forwardNothing), hitl.WithStore(&store))
 		if err != nil {
 			t.Fatal(err)
 		}

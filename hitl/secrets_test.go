@@ -16,6 +16,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 const agentSecret = "sk-agent-7f3a9c1e"
@@ -32,8 +33,8 @@ func TestNoSecretInLogsOrErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(5*time.Second), hitltest.WithCallbackHandler(cb))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithLogger(logger), hitl.WithCallbacks(cb),
-			hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer " + agentSecret, nil }))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithLogger(logger), hitl.WithCallbacks(cb),
+			transport.WithAuthorization(func(context.Context) (string, error) { return "Bearer " + agentSecret, nil }))
 
 		var (
 			errs   []string
@@ -115,7 +116,7 @@ func TestStreamCredentialsStayOnOrigin(t *testing.T) {
 			_, _ = io.WriteString(w, `{"status":"completed","case_id":"c1","result":{"action":"approve"}}`)
 		})
 		c := newClient(t, &memhttp.Transport{Handler: h},
-			hitl.WithAuthorization(func(context.Context) (string, error) { return "Bearer " + agentSecret, nil }))
+			transport.WithAuthorization(func(context.Context) (string, error) { return "Bearer " + agentSecret, nil }))
 		it := interrupt("c1", time.Hour)
 		it.Case.EventsURL = "https://elsewhere.example/reviews/c1/events"
 		if _, err := c.Wait(t.Context(), it, nil); err != nil {

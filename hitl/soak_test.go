@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 var (
@@ -39,7 +40,7 @@ func TestSoak(t *testing.T) {
 		cb := newCallbacks(t)
 		s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(20*time.Second), hitltest.WithCallbackHandler(cb),
 			hitltest.WithCaseLifetime(*soakWindow*3/4))
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
 
 		type wait struct {
 			it     *hitl.Interrupt

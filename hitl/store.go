@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // StoreKey identifies an open interrupt: the origin of the service and the case or task id,
@@ -118,15 +120,15 @@ func (s *MemoryStore) List(_ context.Context) ([]*Interrupt, error) {
 // WithStore makes the client keep every interrupt it waits on in s: [Client.Do] and
 // [Client.Wait] put it before waiting and delete it once they return a Result (an error
 // leaves it, since the outcome is still unknown). After a restart, [Client.Resume] waits on
-// what is left.
-func WithStore(s Store) Option {
-	return func(c *Client) error {
+// what is left. Default: no store. A nil s is refused.
+func WithStore(s Store) transport.Option {
+	return option("WithStore", func(c *Client) error {
 		if s == nil {
-			return errors.New("WithStore: nil store")
+			return errors.New("nil store")
 		}
 		c.store = s
 		return nil
-	}
+	})
 }
 
 // keep puts it in the client's store, when there is one.

@@ -19,6 +19,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/kv"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestStoreOutlivesTheProcess: against a file store and a memory one, an agent's waits are
@@ -41,7 +42,7 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 				store := newStore(t)
 				svc := hitltest.NewMemoryServer(t)
 				client := func() *hitl.Client {
-					c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithStore(store),
+					c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), hitl.WithStore(store),
 						hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 					if err != nil {
 						t.Fatal(err)
@@ -141,7 +142,7 @@ func TestWaiters(t *testing.T) {
 						return nil, context.Cause(ctx)
 					}
 				})
-				c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithWaiter(button))
+				c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithWaiter(button))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -152,7 +153,7 @@ func TestWaiters(t *testing.T) {
 		})
 	}
 	t.Run("replaced", func(t *testing.T) {
-		c, _ := hitl.NewClient(hitl.WithHTTPClient(failingClient(t)))
+		c, _ := hitl.NewClient(transport.WithHTTPClient(failingClient(t)))
 		own := hitl.WaiterFunc(func(_ context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
 			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
 		})
@@ -254,7 +255,7 @@ func TestResumeOneBadRecord(t *testing.T) {
 				store, done := newStore(t)
 				defer done()
 				svc := hitltest.NewMemoryServer(t)
-				c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithStore(store), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+				c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), hitl.WithStore(store), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 				if err != nil {
 					t.Fatal(err)
 				}

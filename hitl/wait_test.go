@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func pending(retryAfter string) reply {
@@ -50,7 +51,7 @@ func TestWaitCases(t *testing.T) {
 	tests := []struct {
 		name    string
 		replies []reply
-		opts    []hitl.Option
+		opts    []transport.Option
 		ttl     time.Duration
 		want    *summary
 		wantErr error
@@ -62,7 +63,7 @@ func TestWaitCases(t *testing.T) {
 		{name: "case14 Retry-After 30 is honoured", replies: []reply{pending("30"), pending("30"), ok(completedApprove)},
 			want: completed, gaps: []time.Duration{30 * time.Second, 30 * time.Second}},
 		{name: "case14 Retry-After above the maximum is clamped", replies: []reply{pending("3600"), ok(completedApprove)},
-			opts: []hitl.Option{hitl.WithPollIntervals(time.Second, 2*time.Minute)}, want: completed, gaps: []time.Duration{2 * time.Minute}},
+			opts: []transport.Option{hitl.WithPollIntervals(time.Second, 2*time.Minute)}, want: completed, gaps: []time.Duration{2 * time.Minute}},
 		{name: "case14 Retry-After 0 is clamped to the 1 s floor", replies: []reply{pending("0"), ok(completedApprove)},
 			want: completed, gaps: []time.Duration{time.Second}},
 		{name: "case14 no Retry-After waits the 30 s default", replies: []reply{pending(""), ok(completedApprove)},

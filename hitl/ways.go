@@ -30,15 +30,16 @@ type WaiterFunc = transport.WaiterFunc[*Interrupt]
 // the service at once to confirm it — the service stays the source of truth — and the first
 // confirmed outcome ends the wait; every other way, w included, is stopped. An error from w
 // is logged and the other ways carry on. To choose the ways of one wait, see
-// [WaitOptions].Ways; to replace the whole wait, [WaitOptions].Waiter.
-func WithWaiter(w Waiter) Option {
-	return func(c *Client) error {
+// [WaitOptions].Ways; to replace the whole wait, [WaitOptions].Waiter. Default: no way of
+// yours. Given more than once, every w is added. A nil w is refused.
+func WithWaiter(w Waiter) transport.Option {
+	return option("WithWaiter", func(c *Client) error {
 		if w == nil {
-			return errors.New("WithWaiter: nil waiter")
+			return errors.New("nil waiter")
 		}
 		c.waiters = append(c.waiters, w)
 		return nil
-	}
+	})
 }
 
 // PollWaiter returns the way that polls the case's poll_url, paced by the service (§8:

@@ -78,7 +78,7 @@ func TestWaysOfOneWait(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts := []hitl.Option{hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithCallbacks(cb)}
+				opts := []transport.Option{transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithCallbacks(cb)}
 				if tt.ways != nil || tt.wait != nil {
 					opts = append(opts, hitl.WithWaiter(never))
 				} else {
@@ -130,7 +130,7 @@ func TestWaysOfOneWait(t *testing.T) {
 
 // TestNilWay: a nil Waiter among the Ways is refused before anything is sent.
 func TestNilWay(t *testing.T) {
-	c, err := hitl.NewClient(hitl.WithHTTPClient(failingClient(t)))
+	c, err := hitl.NewClient(transport.WithHTTPClient(failingClient(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 						return nil, context.Cause(ctx)
 					}
 				})
-				c, err := hitl.NewClient(hitl.WithHTTPClient(relay.Client()), hitl.WithA2A(), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+				c, err := hitl.NewClient(transport.WithHTTPClient(relay.Client()), hitl.WithA2A(), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -196,7 +196,7 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 // have at most five polls in flight with WithMaxPollsInFlight(5), and all end (in 4 s); a
 // bound under one is refused.
 func TestMaxPollsInFlight(t *testing.T) {
-	if _, err := hitl.NewClient(hitl.WithMaxPollsInFlight(0)); err == nil {
+	if _, err := hitl.NewClient(transport.WithMaxPollsInFlight(0)); err == nil {
 		t.Error("WithMaxPollsInFlight(0) accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
@@ -204,7 +204,7 @@ func TestMaxPollsInFlight(t *testing.T) {
 			id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/reviews/"), "/status")
 			_, _ = fmt.Fprintf(w, `{"status":"completed","case_id":%q,"completed_at":"2026-02-22T10:05:18Z","result":{"action":"approve","data":{}}}`, id)
 		})}
-		c, err := hitl.NewClient(hitl.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), hitl.WithMaxPollsInFlight(5))
+		c, err := hitl.NewClient(transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: svc}}), transport.WithMaxPollsInFlight(5))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hxp"
-	"github.com/hitlkit/hitlkit/hxp/hxptest"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -20,8 +19,8 @@ func scripted(t *testing.T, h http.HandlerFunc) (*httptest.Server, *hxp.Client) 
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithPollInterval(time.Second), hxp.WithAuthorization(key("sk-agent-0123456789")))
+	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+		transport.WithPollInterval(time.Second), transport.WithAuthorization(key("sk-agent-0123456789")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +95,7 @@ func TestNoRedirectFollowed(t *testing.T) {
 	if _, err := c.Get(t.Context(), "req_a"); !errors.Is(err, transport.ErrUnexpectedStatus) {
 		t.Errorf("Get = %v, want the 307 as an unexpected status", err)
 	}
-	human, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(), hxp.WithHumanAuthorization(key("human-token-0123")))
+	human, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), hxp.WithHumanAuthorization(key("human-token-0123")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,26 +111,5 @@ func TestNoRedirectFollowed(t *testing.T) {
 	}
 	if elsewhere != 0 {
 		t.Errorf("the other origin was reached %d times", elsewhere)
-	}
-}
-
-// TestDeprecatedKeyOptions: WithAgentKey and WithHumanToken, kept for one release, still send
-// the bare key as a bearer token.
-func TestDeprecatedKeyOptions(t *testing.T) {
-	s := hxptest.NewServer(t)
-	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP()}
-	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAgentKey(func(context.Context) (string, error) { return hxptest.DefaultAgentKey, nil }))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	human, err := hxp.NewClient(s.URL, append(common, hxp.WithHumanToken(func(context.Context) (string, error) { return hxptest.DefaultHumanToken, nil }))...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := agent.List(t.Context(), nil); err != nil {
-		t.Errorf("List with WithAgentKey: %v", err)
-	}
-	if _, err := human.Inbox(t.Context(), nil); err != nil {
-		t.Errorf("Inbox with WithHumanToken: %v", err)
 	}
 }

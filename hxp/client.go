@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -48,186 +48,65 @@ type Client struct {
 	interval       time.Duration
 	timeout        time.Duration
 	allowLocalHTTP bool
+	allowPrivate   bool
 	polls          *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
-// Option configures a Client; an option given a bad value makes NewClient fail.
-type Option func(*Client) error
-
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
-// "https://hxp.example"). Defaults: http.DefaultClient, endpoints under /hxp/v1, polls every
-// 5 s, every request and the WebSocket handshake bounded by 30 s, no credentials, silent,
-// HTTPS only (§7), no redirect followed.
-func NewClient(baseURL string, opts ...Option) (*Client, error) {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, errors.New("hxp: NewClient: base URL must be an absolute http(s) URL")
+// "https://hxp.example"), configured by opts: the common options of package transport
+// (WithHTTPClient, WithAuthorization for the agent's key, WithAllowLocalHTTP, …) and this
+// package's With functions. Defaults: http.DefaultClient, endpoints under /hxp/v1, polls
+// every 5 s, every request and the WebSocket handshake bounded by 30 s, answers up to 1 MiB,
+// no credentials, silent, HTTPS only (§7) at public addresses, no redirect followed (a 3xx is
+// an [*APIError]: it would carry the agent's key or the human's token to wherever it points).
+// A base URL the address rules refuse is an error matching [transport.ErrInsecureURL] or
+// [transport.ErrPrivateAddress]. A nil option is skipped; a bad value, or an option of
+// another client, is an [*transport.OptionError].
+func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
+	c := &Client{prefix: DefaultAPIPrefix}
+	cfg, err := clientcfg.New("hxp", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: DefaultRequestTimeout}, opts)
+	if err != nil {
+		return nil, err
 	}
-	c := &Client{base: u, prefix: DefaultAPIPrefix, http: http.DefaultClient,
-		logger: slog.New(slog.DiscardHandler), interval: DefaultPollInterval, timeout: DefaultRequestTimeout}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return nil, fmt.Errorf("hxp: NewClient: %w", err)
-		}
+	if c.base, err = cfg.CheckBase("hxp", baseURL); err != nil {
+		return nil, err
 	}
-	if u.Scheme == "http" && !(c.allowLocalHTTP && isLocal(u.Hostname())) {
-		return nil, errors.New("hxp: NewClient: HXP requires TLS (§7); http is allowed only for localhost with WithAllowLocalHTTP")
-	}
-	// No request follows a redirect, the WebSocket handshake included: a 3xx would carry the
-	// agent's key or the human's token to wherever it points. A 3xx is an [*APIError].
-	hc := *c.http
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	c.http = &hc
-	if c.polls == nil {
-		c.polls = transport.NewSlots(pace.MaxPollsInFlight)
-	}
+	c.http, c.logger, c.polls, c.agent = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
+	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
+	c.allowLocalHTTP, c.allowPrivate = cfg.AllowLocalHTTP, cfg.AllowPrivateAddresses
 	return c, nil
 }
 
-// WithMaxPollsInFlight bounds the polls a Client's waits have in flight at once; a poll past
-// the bound waits its turn, then goes. Default 1,000.
-// Thousands of waits that poll at once — a restart resuming them all, a server slower than
-// the pace — otherwise each hold a request, and an HTTP/2 client opens connection after
-// connection to carry them.
-func WithMaxPollsInFlight(n int) Option {
-	return func(c *Client) error {
-		if n < 1 {
-			return fmt.Errorf("WithMaxPollsInFlight(%d): needs at least 1", n)
-		}
-		c.polls = transport.NewSlots(n)
-		return nil
-	}
-}
-
-func isLocal(host string) bool { return host == "localhost" || host == "127.0.0.1" || host == "::1" }
-
-// WithHTTPClient sends every request through a copy of hc. Its redirect policy is replaced:
-// the client never follows a redirect.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(c *Client) error {
-		if hc == nil {
-			return errors.New("WithHTTPClient: nil client")
-		}
-		cp := *hc
-		c.http = &cp
-		return nil
-	}
-}
-
-// WithAuthorization sets the agent's credential (its API key, as
-// transport.StaticToken("sk-…")), sent on the agent's endpoints and the WebSocket, and only
-// to the server's own origin. It is called per request and must be safe for concurrent use.
-func WithAuthorization(cred transport.Credential) Option {
-	return func(c *Client) error {
-		if cred == nil {
-			return errors.New("WithAuthorization: nil credential")
-		}
-		c.agent = cred
-		return nil
-	}
+// option is an option of hxp clients.
+func option(name string, set func(*Client) error) transport.Option {
+	return clientcfg.Own("hxp", name, set)
 }
 
 // WithHumanAuthorization sets the human's credential (their token, as
 // transport.StaticToken(…)), sent on Inbox and Resolve only, and only to the server's origin.
-func WithHumanAuthorization(cred transport.Credential) Option {
-	return func(c *Client) error {
+// It is called per request and must be safe for concurrent use. Default: none. A nil cred
+// is refused.
+func WithHumanAuthorization(cred transport.Credential) transport.Option {
+	return option("WithHumanAuthorization", func(c *Client) error {
 		if cred == nil {
-			return errors.New("WithHumanAuthorization: nil credential")
+			return errors.New("nil credential")
 		}
 		c.human = cred
 		return nil
-	}
-}
-
-// WithAgentKey sets the source of the agent's bare API key, sent as a bearer token.
-//
-// Deprecated: use WithAuthorization(transport.BearerToken(source)), the credential shape
-// every client in this module takes.
-func WithAgentKey(source func(context.Context) (string, error)) Option {
-	if source == nil {
-		return func(*Client) error { return errors.New("WithAgentKey: nil source") }
-	}
-	return WithAuthorization(transport.BearerToken(source))
-}
-
-// WithHumanToken sets the source of the human's bare token, sent as a bearer token.
-//
-// Deprecated: use WithHumanAuthorization(transport.BearerToken(source)).
-func WithHumanToken(source func(context.Context) (string, error)) Option {
-	if source == nil {
-		return func(*Client) error { return errors.New("WithHumanToken: nil source") }
-	}
-	return WithHumanAuthorization(transport.BearerToken(source))
-}
-
-// WithMaxBody bounds every answer read (default 1 MiB).
-func WithMaxBody(n int64) Option {
-	return func(c *Client) error {
-		if n <= 0 {
-			return errors.New("WithMaxBody: size must be positive")
-		}
-		c.maxBody = n
-		return nil
-	}
+	})
 }
 
 // WithAPIPrefix mounts the endpoints under prefix instead of /hxp/v1 (the OpenAPI file of
-// the reference implementation puts them at the server root under /v1, for one).
-func WithAPIPrefix(prefix string) Option {
-	return func(c *Client) error {
+// the reference implementation puts them at the server root under /v1, for one). Default
+// DefaultAPIPrefix. prefix must be empty or start with /.
+func WithAPIPrefix(prefix string) transport.Option {
+	return option("WithAPIPrefix", func(c *Client) error {
 		if prefix != "" && !strings.HasPrefix(prefix, "/") {
-			return errors.New("WithAPIPrefix: prefix must start with /")
+			return errors.New("prefix must start with /")
 		}
 		c.prefix = strings.TrimSuffix(prefix, "/")
 		return nil
-	}
-}
-
-// WithPollInterval sets the delay between polls (at least 1 s). Default 5 s.
-func WithPollInterval(d time.Duration) Option {
-	return func(c *Client) error {
-		if d < time.Second {
-			return errors.New("WithPollInterval: under 1 s")
-		}
-		c.interval = d
-		return nil
-	}
-}
-
-// WithRequestTimeout bounds every request and the WebSocket handshake (default 30 s); a
-// poll that takes longer counts as a transient failure, any other request fails. It does
-// not bound a wait, which the caller's context does.
-func WithRequestTimeout(d time.Duration) Option {
-	return func(c *Client) error {
-		if d <= 0 {
-			return errors.New("WithRequestTimeout: not positive")
-		}
-		c.timeout = d
-		return nil
-	}
-}
-
-// WithLogger sends debug records (request ids, hosts and paths; never keys, tokens or
-// results) to l.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *Client) error {
-		if l == nil {
-			return errors.New("WithLogger: nil logger")
-		}
-		c.logger = l
-		return nil
-	}
-}
-
-// WithAllowLocalHTTP admits http://localhost and http://127.0.0.1 servers, for development.
-func WithAllowLocalHTTP() Option {
-	return func(c *Client) error {
-		c.allowLocalHTTP = true
-		return nil
-	}
+	})
 }
 
 // ErrMalformed: an answer that is not the JSON the operation expects (a field of the wrong
@@ -484,10 +363,13 @@ func (c *Client) resolve(ref string, websocket bool) string {
 		case "http":
 			u.Scheme = "ws"
 		}
-		if u.Scheme != "wss" && !(u.Scheme == "ws" && c.allowLocalHTTP && isLocal(u.Hostname())) {
+		if u.Scheme != "wss" && u.Scheme != "ws" {
 			return ""
 		}
-	} else if u.Scheme != "https" && !(u.Scheme == "http" && c.allowLocalHTTP && isLocal(u.Hostname())) {
+	} else if u.Scheme != "https" && u.Scheme != "http" {
+		return ""
+	}
+	if clientcfg.CheckURL(u, c.allowLocalHTTP, c.allowPrivate) != nil {
 		return ""
 	}
 	return u.String()

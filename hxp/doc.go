@@ -21,8 +21,9 @@
 //
 // # Clients
 //
-// As every client in hitlkit: NewClient(baseURL, opts ...Option) with WithHTTPClient,
-// WithLogger, WithAuthorization (the agent's key as a [transport.Credential]; the human's
-// with WithHumanAuthorization), WithPollInterval, WithMaxBody, WithRequestTimeout and
-// WithAllowLocalHTTP.
+// As every client in hitlkit: NewClient(baseURL, opts ...transport.Option) with package
+// transport's common options (WithHTTPClient, WithLogger, WithAuthorization for the agent's
+// key as a [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
+// WithMaxPollsInFlight, WithAllowLocalHTTP, WithAllowPrivateAddresses) and this package's
+// own: [WithHumanAuthorization] for the human's token, [WithAPIPrefix].
 package hxp

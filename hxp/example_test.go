@@ -19,8 +19,8 @@ func Example() {
 		_, _ = srv.Resolve(id, "Approve", "", "user_owner")
 	}()
 
-	client, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
+	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		panic(err)
 	}
@@ -54,8 +54,8 @@ func ExampleClient_Waiter() {
 	go func() {
 		_, _ = srv.Resolve(srv.NextRequest(nil), "Deny", "", "user_owner")
 	}()
-	client, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
+	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		panic(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
 	"github.com/hitlkit/hitlkit/internal/ws"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // wsElsewhere is a WebSocket server on another origin than the HXP server: it counts the
@@ -54,8 +55,8 @@ func newWSElsewhere(t *testing.T) *wsElsewhere {
 // arrives in a fraction of a second, not when a second has passed since the previous poll.
 func TestUntrustedPushConfirmedAtOnce(t *testing.T) {
 	s := hxptest.NewServer(t)
-	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(30 * time.Second)}
-	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(30 * time.Second)}
+	agent, err := hxp.NewClient(s.URL, append(common, transport.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestNoPlainWebSocketFromHTTPS(t *testing.T) {
 	}))
 	defer srv.Close()
 	other := newWSElsewhere(t)
-	c, err := hxp.NewClient(srv.URL, hxp.WithHTTPClient(srv.Client()), hxp.WithAllowLocalHTTP())
+	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

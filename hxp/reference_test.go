@@ -24,8 +24,8 @@ import (
 func onLocalhost(t *testing.T, s *hxptest.Server) (*hxp.Client, *hxp.Client) {
 	t.Helper()
 	base := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
-	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, err := hxp.NewClient(base, append(common, hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	agent, err := hxp.NewClient(base, append(common, transport.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +97,8 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 				defer c.Close() // held open, never answered, until the test ends
 			}
 		}()
-		agent, err := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(),
-			hxp.WithPollInterval(time.Second), hxp.WithAuthorization(key(hxptest.DefaultAgentKey)), hxp.WithRequestTimeout(300*time.Millisecond))
+		agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+			transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey)), transport.WithRequestTimeout(300*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 	t.Run("a request that never answers", func(t *testing.T) {
 		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 		defer hang.Close()
-		c, err := hxp.NewClient(hang.URL, hxp.WithHTTPClient(hang.Client()), hxp.WithAllowLocalHTTP(), hxp.WithRequestTimeout(200*time.Millisecond))
+		c, err := hxp.NewClient(hang.URL, transport.WithHTTPClient(hang.Client()), transport.WithAllowLocalHTTP(), transport.WithRequestTimeout(200*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestRestartLosesNoDecision: the agent saves the created request, is stopped mid-wait (on
@@ -42,8 +43,8 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restarted, err := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithPollInterval(time.Second), hxp.WithAuthorization(key(hxptest.DefaultAgentKey)))
+	restarted, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+		transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey)))
 	if err != nil {
 		t.Fatal(err)
 	}

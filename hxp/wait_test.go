@@ -17,15 +17,15 @@ import (
 // TestMaxPollsInFlight: 20 waits on requests that have already expired, at a server that
 // takes 1 s per poll, poll it at most 5 at a time with WithMaxPollsInFlight(5): four rounds.
 func TestMaxPollsInFlight(t *testing.T) {
-	if _, err := hxp.NewClient("https://hxp.example", hxp.WithMaxPollsInFlight(0)); err == nil {
+	if _, err := hxp.NewClient("https://hxp.example", transport.WithMaxPollsInFlight(0)); err == nil {
 		t.Error("WithMaxPollsInFlight(0) accepted")
 	}
 	synctest.Test(t, func(t *testing.T) {
 		slow := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, _ = fmt.Fprintf(w, `{"request_id":%q,"status":"expired"}`, path.Base(r.URL.Path))
 		})}
-		c, err := hxp.NewClient("https://hxp.example", hxp.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: slow}}),
-			hxp.WithMaxPollsInFlight(5))
+		c, err := hxp.NewClient("https://hxp.example", transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: slow}}),
+			transport.WithMaxPollsInFlight(5))
 		if err != nil {
 			t.Fatal(err)
 		}

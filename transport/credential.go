@@ -6,7 +6,7 @@ import (
 )
 
 // Credential gives the value of the Authorization header for one request ("Bearer sk-…",
-// "Basic …"). Every client in this module takes one (WithAuthorization), calls it once per
+// "Basic …"). Every client in this module takes one ([WithAuthorization]), calls it once per
 // request — so it may rotate tokens — and sends it only to the origin it belongs to. It must
 // be safe for concurrent use. An empty value sends no header; an error fails the request
 // with it (never with the value). For schemes that sign the request itself, see the

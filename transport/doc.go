@@ -10,6 +10,17 @@
 // of hitl, a2a, hxp and hi are configurations of it; a new protocol's wait can be written on
 // it alone (see the example). It knows nothing of what a response means: Decode does.
 //
+// # Clients
+//
+// [Option] is the one option type every client's NewClient takes (hitl, a2a, hxp, hi). The
+// options all clients share are here, one name and one implementation each: [WithHTTPClient],
+// [WithLogger], [WithAuthorization] (a [Credential]: [StaticToken], [BearerToken]),
+// [WithMaxBody], [WithMaxPollsInFlight], [WithPollInterval], [WithRequestTimeout],
+// [WithAllowLocalHTTP] and [WithAllowPrivateAddresses]; each protocol package adds its own.
+// Every client keeps the same address rules: https only (http on localhost with
+// WithAllowLocalHTTP, else [ErrInsecureURL]) and public addresses only (else
+// [ErrPrivateAddress]).
+//
 // # Cancellation
 //
 // Every call takes a context first. When it ends, waits return context.Cause(ctx) promptly and

@@ -69,9 +69,9 @@ func (w *Wait[T]) pollOnce(ctx context.Context, etag *string) (o outcome[T]) {
 	resp, err := w.Client.Do(req)
 	if err != nil {
 		// net/http puts the full URL, query included, in *url.Error; keep only its cause.
-		// A refused private address stays refused: no retry changes where the name points.
+		// A refused address stays refused: no retry changes the URL or where its name points.
 		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err))
-		o.temporary = !errors.Is(err, ErrPrivateAddress)
+		o.temporary = !errors.Is(err, ErrPrivateAddress) && !errors.Is(err, ErrInsecureURL)
 		return o
 	}
 	defer httpx.DrainClose(resp.Body)

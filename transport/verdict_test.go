@@ -42,7 +42,7 @@ func hitlOutcome(t *testing.T, typ, body string, human func(s *hitltest.Server, 
 	var r *transport.Result
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
-		c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+		c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func a2aOutcome(t *testing.T, hc *http.Client, answer a2a.Answer) *transport.Res
 			agent := a2atest.NewMemoryAgent(t)
 			hc, ep = agent.Client(), agent.Endpoint(a2a.JSONRPC10)
 		}
-		c, err := a2a.NewClient(a2a.WithHTTPClient(hc))
+		c, err := a2a.NewClient(transport.WithHTTPClient(hc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +122,7 @@ func relayOutcome(t *testing.T, decide func(r *a2atest.Relay, id string) error) 
 	var r *transport.Result
 	synctest.Test(t, func(t *testing.T) {
 		relay := a2atest.NewMemoryRelay(t)
-		c, err := a2a.NewClient(a2a.WithHTTPClient(relay.Client()))
+		c, err := a2a.NewClient(transport.WithHTTPClient(relay.Client()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +148,8 @@ func relayOutcome(t *testing.T, decide func(r *a2atest.Relay, id string) error) 
 // answer (nobody answers when it is nil).
 func hxpOutcome(t *testing.T, req *hxp.Request, answer any) *transport.Result {
 	s := hxptest.NewServer(t)
-	c, err := hxp.NewClient(s.URL, hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(),
-		hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
+	c, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		t.Fatal(err)
 	}

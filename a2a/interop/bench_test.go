@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	hk "github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // BenchmarkPoll compares the unit of a polling wait — one task query of a task paused for
@@ -18,7 +19,7 @@ func BenchmarkPoll(b *testing.B) {
 	p := startPeer(b, 1)
 	ep := p.endpoint(hk.JSONRPC10)
 	ctx := context.Background()
-	c, err := hk.NewClient(hk.WithHTTPClient(p.hc))
+	c, err := hk.NewClient(transport.WithHTTPClient(p.hc), transport.WithAllowLocalHTTP())
 	if err != nil {
 		b.Fatal(err)
 	}

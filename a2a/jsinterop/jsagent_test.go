@@ -152,7 +152,7 @@ func TestResubscribe(t *testing.T) {
 	p := need(t)
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
-			c := newClient(t, a2a.WithPollInterval(time.Hour))
+			c := newClient(t, transport.WithPollInterval(time.Hour))
 			pause := send(t, c, p.endpoint(b), "clean up auth", nil)
 			if pause.Class != a2a.ClassAuthRequired {
 				t.Fatalf("pause %v", pause)
@@ -197,7 +197,7 @@ func TestPush(t *testing.T) {
 	defer srv.Close()
 	for _, b := range bindings {
 		t.Run(string(b), func(t *testing.T) {
-			c := newClient(t, a2a.WithPollInterval(time.Hour))
+			c := newClient(t, transport.WithPollInterval(time.Hour))
 			pause := send(t, c, p.endpoint(b), "clean up auth", &a2a.SendOptions{Push: &a2a.PushConfig{URL: srv.URL + "/push", Token: rc.Token}})
 			if pause.Class != a2a.ClassAuthRequired {
 				t.Fatalf("pause %v", pause)
@@ -299,7 +299,7 @@ func TestCreated(t *testing.T) {
 	if !strings.Contains(string(body), it.ID()) {
 		t.Errorf("body not restored: %s", body)
 	}
-	for _, opts := range [][]hitl.Option{nil, {hitl.WithA2A()}} {
+	for _, opts := range [][]transport.Option{{transport.WithAllowLocalHTTP()}, {transport.WithAllowLocalHTTP(), hitl.WithA2A()}} {
 		hc, err := hitl.NewClient(opts...)
 		if err != nil {
 			t.Fatal(err)

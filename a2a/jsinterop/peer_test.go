@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The agent process all tests share, or why there is none.
@@ -236,9 +237,9 @@ func ctx(t *testing.T) context.Context {
 
 var bindings = []a2a.Binding{a2a.JSONRPC10, a2a.REST10, a2a.JSONRPC03, a2a.REST03}
 
-func newClient(t *testing.T, opts ...a2a.Option) *a2a.Client {
+func newClient(t *testing.T, opts ...transport.Option) *a2a.Client {
 	t.Helper()
-	c, err := a2a.NewClient(append([]a2a.Option{a2a.WithPollInterval(time.Second)}, opts...)...)
+	c, err := a2a.NewClient(append([]transport.Option{transport.WithPollInterval(time.Second), transport.WithAllowLocalHTTP()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

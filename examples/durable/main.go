@@ -33,6 +33,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	ht "github.com/hitlkit/hitlkit/hitl/temporal"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // errNoServer: nothing answers at the Temporal address.
@@ -72,7 +73,7 @@ func run(ctx context.Context, out io.Writer, hostPort, namespace string) error {
 	svc := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second))
 	svc.Start()
 	defer svc.Close()
-	hc, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func main() {
@@ -80,7 +81,7 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 		}
 		return nil
 	}
-	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/filestore"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/internal/backoff"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // row is what one run of one way of waiting measured.
@@ -180,7 +181,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	var cnt counter
 	hc, tr := newHTTPClient(cfg, &cnt, roots)
 	naiveRoots = roots
-	opts := []hitl.Option{hitl.WithHTTPClient(hc), hitl.WithAllowLocalHTTP(), hitl.WithAllowPrivateAddresses()}
+	opts := []transport.Option{transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses()}
 	storePath := ""
 	if way == "store" {
 		// Polling, with every open interrupt kept in a file store (WithStore).

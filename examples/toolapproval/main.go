@@ -25,6 +25,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func main() {
@@ -49,7 +50,7 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 	agent := a2atest.NewUnstartedAgent(a2atest.WithQuestions(2))
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(a2a.WithHTTPClient(agent.Client()))
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		return err
 	}
@@ -74,7 +75,7 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 
 	relay.Start()
 	defer relay.Close()
-	rc, err := a2a.NewClient(a2a.WithHTTPClient(relay.Client()), a2a.WithPollInterval(time.Second))
+	rc, err := a2a.NewClient(transport.WithHTTPClient(relay.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		return err
 	}

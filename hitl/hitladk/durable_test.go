@@ -11,6 +11,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestHostRestartsMidWait: the host opens a case for an ADK pause with the pause's Labels,
@@ -26,7 +27,7 @@ func TestHostRestartsMidWait(t *testing.T) {
 	svc := hitltest.NewServer(t)
 	store := &hitl.MemoryStore{}
 	host := func() *hitl.Client {
-		c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithStore(store),
+		c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
 			hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 		if err != nil {
 			t.Fatal(err)

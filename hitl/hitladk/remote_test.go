@@ -14,6 +14,7 @@ import (
 	"google.golang.org/adk/v2/tool"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestRemoteADKAgent: an ADK agent served over A2A by ADK's own server (adka2a and a2a-go's
@@ -36,7 +37,7 @@ func TestRemoteADKAgent(t *testing.T) {
 			AppName: "files", Agent: a, SessionService: session.InMemoryService()}})
 		srv := httptest.NewServer(a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(executor)))
 
-		c, err := a2a.NewClient(a2a.WithHTTPClient(srv.Client()))
+		c, err := a2a.NewClient(transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestToolSide: a tool whose backend answers with a HITL 202 asks the host with Ask; the
@@ -25,7 +26,7 @@ func TestToolSide(t *testing.T) {
 		t.Run(action, func(t *testing.T) {
 			ctx := t.Context()
 			svc := hitltest.NewServer(t)
-			client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+			client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 			if err != nil {
 				t.Fatal(err)
 			}

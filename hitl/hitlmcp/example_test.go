@@ -13,6 +13,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // An MCP server's tool asks the agent's human how much it may spend; the agent's client
@@ -66,7 +67,7 @@ func ExampleTool() {
 	backend := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second)) // a HITL service
 	backend.Start()
 	defer backend.Close()
-	hc, err := hitl.NewClient(hitl.WithHTTPClient(backend.Client()), hitl.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(backend.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 var secret = []byte("a-secret-of-at-least-thirty-two-bytes!")
@@ -34,7 +35,7 @@ type files struct {
 // newFiles is the tool over svc, with a Check of check.
 func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 	t.Helper()
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}

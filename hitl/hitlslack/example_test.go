@@ -15,6 +15,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The question goes to the reviewer's direct message in Slack; their click on Approve is the
@@ -36,7 +37,7 @@ func Example() {
 		panic(err)
 	}
 	defer bot.Close()
-	client, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
 		hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 	if err != nil {
 		panic(err)

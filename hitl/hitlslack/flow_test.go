@@ -13,6 +13,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // agent is one agent process: its Slack bot, its hitl client and the handler Slack calls.
@@ -29,7 +30,7 @@ func newAgent(t *testing.T, api *slack.Client, svc *hitltest.Server, store hitl.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = bot.Close() })
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithStore(store),
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
 		hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 	if err != nil {
 		t.Fatal(err)

@@ -18,8 +18,8 @@ import (
 func hxpSetup(t *testing.T) (*hxp.Client, *fakeSlack, *hitlslack.Bot, http.Handler) {
 	t.Helper()
 	s := hxptest.NewServer(t)
-	common := []hxp.Option{hxp.WithHTTPClient(s.Client()), hxp.WithAllowLocalHTTP(), hxp.WithPollInterval(time.Second)}
-	agent, err := hxp.NewClient(s.URL, append(common, hxp.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	agent, err := hxp.NewClient(s.URL, append(common, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
 	}

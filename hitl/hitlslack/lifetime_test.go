@@ -10,6 +10,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestCloseEndsTheWork: the work after an acknowledged click is bounded (WithMaxConcurrent:
@@ -59,7 +60,7 @@ func TestChannelWithDeciders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bot.Close()
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP(), hitl.WithForwarder(bot.Forwarder(hitlslack.Channel("C0OPS"))))
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithForwarder(bot.Forwarder(hitlslack.Channel("C0OPS"))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestInlineActions: the buttons are the case's inline actions, whatever its type; a click
@@ -145,7 +146,7 @@ func TestToolApprovalInSlack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bot.Close()
-			c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()), hitl.WithAllowLocalHTTP(),
+			c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP(),
 				hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 			if err != nil {
 				t.Fatal(err)
@@ -398,7 +399,7 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = bot.Close() })
-		c, err := hitl.NewClient(hitl.WithHTTPClient(agent.Client()), hitl.WithAllowLocalHTTP(), hitl.WithStore(store),
+		c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
 			hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 		if err != nil {
 			t.Fatal(err)

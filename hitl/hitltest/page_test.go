@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // createWith makes a case of typ whose call carried body.
@@ -57,7 +58,7 @@ func getPage(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) (int, string)
 
 func waitResult(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) *hitl.Result {
 	t.Helper()
-	c, err := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestReviewPageMultiStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	c, _ := hitl.NewClient(hitl.WithHTTPClient(s.Client()), hitl.WithAllowLocalHTTP())
+	c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
 	var seen []hitl.Update
 	posted := make(chan struct{})
 	defer func() { <-posted }()

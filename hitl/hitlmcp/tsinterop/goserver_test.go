@@ -15,6 +15,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // check is the Go tool's Check in these tests; the fake service's first poll is after 1 s.
@@ -31,7 +32,7 @@ type goTool struct {
 func newGoTool(t *testing.T) *goTool {
 	t.Helper()
 	svc := hitltest.NewServer(t)
-	c, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}

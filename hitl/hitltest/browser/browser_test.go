@@ -17,6 +17,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -88,7 +89,7 @@ type agent struct {
 func newAgent(t *testing.T) *agent {
 	t.Helper()
 	a := &agent{svc: hitltest.NewServer(t), links: make(chan *hitl.Interrupt, 8)}
-	c, err := hitl.NewClient(hitl.WithHTTPClient(a.svc.Client()), hitl.WithAllowLocalHTTP(),
+	c, err := hitl.NewClient(transport.WithHTTPClient(a.svc.Client()), transport.WithAllowLocalHTTP(),
 		hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error { a.links <- it; return nil }))
 	if err != nil {
 		t.Fatal(err)

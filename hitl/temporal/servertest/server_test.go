@@ -21,6 +21,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	ht "github.com/hitlkit/hitlkit/hitl/temporal"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestWorkerRestartOnARealServer: a workflow waits on a case; its worker is stopped
@@ -35,7 +36,7 @@ func TestWorkerRestartOnARealServer(t *testing.T) {
 	tc := ts.GetDefaultClient()
 
 	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	hc, err := hitl.NewClient(hitl.WithHTTPClient(svc.Client()), hitl.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
 		t.Fatal(err)
 	}

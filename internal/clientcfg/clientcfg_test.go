@@ -1,4 +1,4 @@
-package hitl
+package clientcfg
 
 import (
 	"errors"
@@ -11,25 +11,25 @@ import (
 
 // TestServiceURLsDialPublicOnly: the client that polls, follows events and submits dials
 // through a PublicDialer unless private addresses are allowed; the caller's own client, used
-// for the calls given to Do, is left as it was.
+// for the calls given to hitl's Do, is left as it was.
 func TestServiceURLsDialPublicOnly(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		opts    []Option
+		opts    []transport.Option
 		refused []string
 	}{
 		{"default", nil, []string{"127.0.0.1:443", "10.0.0.1:443", "[::ffff:127.0.0.1]:443", "169.254.169.254:80"}},
-		{"with the caller's transport", []Option{WithHTTPClient(&http.Client{Transport: &http.Transport{}})}, []string{"127.0.0.1:443"}},
-		{"local http allows loopback only", []Option{WithAllowLocalHTTP()}, []string{"10.0.0.1:443", "192.168.1.1:80"}},
+		{"with the caller's transport", []transport.Option{transport.WithHTTPClient(&http.Client{Transport: &http.Transport{}})}, []string{"127.0.0.1:443"}},
+		{"local http allows loopback only", []transport.Option{transport.WithAllowLocalHTTP()}, []string{"10.0.0.1:443", "192.168.1.1:80"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := NewClient(tc.opts...)
+			c, err := New("test", nil, Defaults{}, tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, ok := c.service.Transport.(*http.Transport)
-			if !ok || c.http.Transport == c.service.Transport {
-				t.Fatalf("service transport %T is the caller's", c.service.Transport)
+			tr, ok := c.Service.Transport.(*guard).rt.(*http.Transport)
+			if !ok || c.HTTP.Transport == tr {
+				t.Fatalf("service transport %T is the caller's", c.Service.Transport.(*guard).rt)
 			}
 			for _, addr := range tc.refused {
 				if _, err := tr.DialContext(t.Context(), "tcp", addr); !errors.Is(err, transport.ErrPrivateAddress) {
@@ -38,11 +38,11 @@ func TestServiceURLsDialPublicOnly(t *testing.T) {
 			}
 		})
 	}
-	c, err := NewClient(WithAllowPrivateAddresses())
+	c, err := New("test", nil, Defaults{}, []transport.Option{transport.WithAllowPrivateAddresses()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.service != c.http {
+	if c.Service.Transport.(*guard).rt != c.HTTP.Transport {
 		t.Error("WithAllowPrivateAddresses still wraps the dialer")
 	}
 }

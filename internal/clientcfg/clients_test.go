@@ -1,0 +1,220 @@
+package clientcfg_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/hi"
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// client is one client of the module: how it is made, and one request it sends to target.
+type client struct {
+	name string
+	make func(opts ...transport.Option) error
+	send func(ctx context.Context, target string, opts ...transport.Option) error
+}
+
+var clients = []client{
+	{"hitl",
+		func(opts ...transport.Option) error { _, err := hitl.NewClient(opts...); return err },
+		func(ctx context.Context, target string, opts ...transport.Option) error {
+			c, err := hitl.NewClient(opts...)
+			if err != nil {
+				return err
+			}
+			it := &hitl.Interrupt{Kind: hitl.KindHITL, Case: &hitl.Case{CaseID: "case-1", PollURL: target + "/cases/case-1",
+				ReviewURL: "https://review.example/r", Type: hitl.TypeApproval, ExpiresAt: time.Now().Add(time.Hour)}}
+			_, err = c.Wait(ctx, it, nil)
+			return err
+		}},
+	{"hitl (A2A task)",
+		func(opts ...transport.Option) error { _, err := hitl.NewClient(opts...); return err },
+		func(ctx context.Context, target string, opts ...transport.Option) error {
+			c, err := hitl.NewClient(opts...)
+			if err != nil {
+				return err
+			}
+			it := &hitl.Interrupt{Kind: hitl.KindA2ARelay, Task: &a2a.Pause{Class: a2a.ClassRelay,
+				Endpoint: a2a.Endpoint{URL: target + "/rpc", Binding: a2a.JSONRPC10}, TaskID: "task-1"}}
+			_, err = c.Wait(ctx, it, nil)
+			return err
+		}},
+	{"a2a",
+		func(opts ...transport.Option) error { _, err := a2a.NewClient(opts...); return err },
+		func(ctx context.Context, target string, opts ...transport.Option) error {
+			c, err := a2a.NewClient(opts...)
+			if err != nil {
+				return err
+			}
+			_, err = c.GetTask(ctx, a2a.Endpoint{URL: target + "/rpc", Binding: a2a.JSONRPC10}, "task-1")
+			return err
+		}},
+	{"hxp",
+		func(opts ...transport.Option) error {
+			_, err := hxp.NewClient("https://hxp.example", opts...)
+			return err
+		},
+		func(ctx context.Context, target string, opts ...transport.Option) error {
+			c, err := hxp.NewClient(target, opts...)
+			if err != nil {
+				return err
+			}
+			_, err = c.List(ctx, nil)
+			return err
+		}},
+	{"hi",
+		func(opts ...transport.Option) error {
+			_, err := hi.NewClient("https://hi.example", opts...)
+			return err
+		},
+		func(ctx context.Context, target string, opts ...transport.Option) error {
+			c, err := hi.NewClient(target, opts...)
+			if err != nil {
+				return err
+			}
+			_, err = c.Get(ctx, "interaction-1")
+			return err
+		}},
+}
+
+// refusedAs reports whether err is the address rules' refusal matching kind: for a HITL
+// case, the hitl object's field error naming the rule; for every other request, an error
+// matching kind.
+func refusedAs(err, kind error) bool {
+	var inv *hitl.InvalidError
+	if errors.As(err, &inv) && len(inv.Problems) == 1 && inv.Problems[0].Field == "poll_url" {
+		p := inv.Problems[0].Problem
+		switch kind {
+		case transport.ErrInsecureURL:
+			return p == "must use https" || p == "http is allowed only for localhost with AllowLocalHTTP"
+		case transport.ErrPrivateAddress:
+			return p == "points at a private address; allowed only with AllowPrivateAddresses"
+		}
+	}
+	return errors.Is(err, kind)
+}
+
+// TestAddressRules: every client keeps the same address and scheme rules. Plain http to a
+// host other than localhost or 127.0.0.1 is refused with or without WithAllowLocalHTTP; a
+// loopback http server is refused unless WithAllowLocalHTTP, then reached; an https URL on a
+// private address is refused unless WithAllowPrivateAddresses. Refusals reach no server.
+func TestAddressRules(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		http.Error(w, "no such thing", http.StatusNotFound)
+	}))
+	defer srv.Close()
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			local := transport.WithAllowLocalHTTP()
+			for _, tc := range []struct {
+				target string
+				opts   []transport.Option
+				kind   error
+			}{
+				{"http://agent.example", nil, transport.ErrInsecureURL},
+				{"http://agent.example", []transport.Option{local}, transport.ErrInsecureURL},
+				{"http://10.0.0.1", []transport.Option{local, transport.WithAllowPrivateAddresses()}, transport.ErrInsecureURL},
+				{"ftp://agent.example", []transport.Option{local}, transport.ErrInsecureURL},
+				{srv.URL, nil, transport.ErrInsecureURL},
+				{"https://10.0.0.1", []transport.Option{local}, transport.ErrPrivateAddress},
+				{"https://127.0.0.1", nil, transport.ErrPrivateAddress},
+			} {
+				err := c.send(ctx, tc.target, tc.opts...)
+				if !refusedAs(err, tc.kind) {
+					t.Errorf("%s with %d options: %v; want a refusal matching %v", tc.target, len(tc.opts), err, tc.kind)
+				}
+			}
+			if n := hits.Load(); n != 0 {
+				t.Fatalf("refused requests reached the server %d times", n)
+			}
+			err := c.send(ctx, srv.URL, local)
+			if refusedAs(err, transport.ErrInsecureURL) || refusedAs(err, transport.ErrPrivateAddress) || hits.Swap(0) == 0 {
+				t.Errorf("loopback with WithAllowLocalHTTP: %v, and the server was not reached", err)
+			}
+		})
+	}
+}
+
+// TestOptionRules: every client treats options alike. A nil option is skipped; a nil or bad
+// value is an OptionError naming the client and the option; an option of another client is
+// an OptionError naming the client it configures, never ignored.
+func TestOptionRules(t *testing.T) {
+	own := map[string]transport.Option{
+		"hitl": hitl.WithStrict(),
+		"a2a":  a2a.WithMessageIDs(func() string { return "id" }),
+		"hxp":  hxp.WithAPIPrefix("/v1"),
+	}
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.make(nil, transport.WithMaxBody(1<<10), nil); err != nil {
+				t.Errorf("nil options: %v", err)
+			}
+			pkg := c.name[:len(c.name)-len(trimPkg(c.name))]
+			for _, bad := range []struct {
+				opt  transport.Option
+				name string
+			}{
+				{transport.WithHTTPClient(nil), "transport.WithHTTPClient"},
+				{transport.WithLogger(nil), "transport.WithLogger"},
+				{transport.WithAuthorization(nil), "transport.WithAuthorization"},
+				{transport.WithMaxBody(0), "transport.WithMaxBody"},
+				{transport.WithMaxPollsInFlight(0), "transport.WithMaxPollsInFlight"},
+				{transport.WithPollInterval(10 * time.Millisecond), "transport.WithPollInterval"},
+				{transport.WithRequestTimeout(-time.Second), "transport.WithRequestTimeout"},
+			} {
+				var oe *transport.OptionError
+				err := c.make(bad.opt)
+				if !errors.As(err, &oe) || oe.Client != pkg || oe.Option != bad.name || oe.For != "" || oe.Problem == "" {
+					t.Errorf("%s with a bad value: %v (%+v)", bad.name, err, oe)
+				}
+			}
+			for of, opt := range own {
+				var oe *transport.OptionError
+				err := c.make(opt)
+				switch {
+				case of == pkg && err != nil:
+					t.Errorf("its own option of %s: %v", of, err)
+				case of != pkg && (!errors.As(err, &oe) || oe.Client != pkg || oe.For != of):
+					t.Errorf("an option of %s: %v; want an OptionError naming %s", of, err, of)
+				}
+			}
+		})
+	}
+}
+
+// trimPkg returns what follows the package name in a client's name ("hitl (A2A task)").
+func trimPkg(name string) string {
+	for i, r := range name {
+		if r == ' ' {
+			return name[i:]
+		}
+	}
+	return ""
+}
+
+// TestOwnOptionBadValue: a protocol's own option given a bad value is an OptionError with
+// the problem, named by its package.
+func TestOwnOptionBadValue(t *testing.T) {
+	var oe *transport.OptionError
+	_, err := hitl.NewClient(hitl.WithForwarder(nil))
+	if !errors.As(err, &oe) || oe.Client != "hitl" || oe.Option != "hitl.WithForwarder" || oe.Problem == "" || oe.For != "" {
+		t.Errorf("hitl.WithForwarder(nil): %v", err)
+	}
+	_, err = hxp.NewClient("https://hxp.example", hxp.WithAPIPrefix("v1"))
+	if !errors.As(err, &oe) || oe.Client != "hxp" || oe.Option != "hxp.WithAPIPrefix" {
+		t.Errorf("hxp.WithAPIPrefix(\"v1\"): %v", err)
+	}
+}
