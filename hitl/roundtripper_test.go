@@ -1,6 +1,7 @@
 package hitl_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
@@ -280,5 +283,24 @@ func TestTransportUnreadableAnswer(t *testing.T) {
 				t.Errorf("RoundTrip = %v, %v (body closed %v); want no response, the typed error, the body closed", resp, err, body.closed.Load())
 			}
 		})
+	}
+}
+
+// TestTransportA2A: an A2A SDK's call through the transport returns once its task's question
+// was answered, with the task's final state as the body.
+func TestTransportA2A(t *testing.T) {
+	agent := a2atest.NewMemoryAgent(t)
+	ask := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }
+	c := newClient(t, agent.Client().Transport, hitl.WithForwarder(forwardNothing))
+	hc := &http.Client{Transport: c.Transport(agent.Client().Transport, &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: ask}})}
+	resp := a2aCall(t, hc, agent.Endpoint(a2a.JSONRPC10), true)
+	body, _ := io.ReadAll(resp.Body)
+	r := hitl.ResultOf(resp)
+	if resp.StatusCode != http.StatusOK || r == nil || r.Status != hitl.StatusCompleted || r.Action != "approve" {
+		t.Fatalf("response %d, result %+v; want 200 and the approved task", resp.StatusCode, r)
+	}
+	task, err := a2a.TaskOf(r)
+	if err != nil || task.ID == "" || !bytes.Contains(body, []byte(task.ID)) {
+		t.Errorf("body %s; want the final task (%v)", body, err)
 	}
 }
