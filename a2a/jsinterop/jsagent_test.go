@@ -37,8 +37,8 @@ func send(t *testing.T, c *a2a.Client, ep a2a.Endpoint, s string, o *a2a.SendOpt
 func approve(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }
 
 // TestApproval: on every binding, a blocking send pauses for input with the tool call named;
-// approving twice completes the task; a denial ends it rejected, reported as the human's
-// "deny".
+// approving twice completes the task, Approved; a denial ends it rejected, reported as the
+// human's decision to reject.
 func TestApproval(t *testing.T) {
 	p := need(t)
 	for _, b := range bindings {
@@ -54,7 +54,7 @@ func TestApproval(t *testing.T) {
 				questions++
 				return approve(ctx, q)
 			}, nil)
-			if err != nil || r.Status != transport.StatusCompleted || r.Action != "approve" || questions != 2 {
+			if err != nil || !r.Approved() || r.Action != "approve" || questions != 2 {
 				t.Fatalf("Run = %v, %v after %d questions", r, err, questions)
 			}
 			task, err := a2a.TaskOf(r)
@@ -64,7 +64,7 @@ func TestApproval(t *testing.T) {
 
 			deny := send(t, c, p.endpoint(b), "clean up", nil)
 			r, err = c.Run(ctx(t), deny, func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(false), nil }, nil)
-			if err != nil || r.Status != transport.StatusRejected || r.Action != "deny" {
+			if err != nil || r.Status != transport.StatusRejected || r.Decision != transport.DecisionReject || r.Approved() || !r.DecidedByHuman() {
 				t.Fatalf("Run (deny) = %v, %v", r, err)
 			}
 		})
