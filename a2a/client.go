@@ -23,14 +23,14 @@ import (
 
 // Defaults of a [Client].
 const (
-	// DefaultPollInterval is the delay between two tasks/get polls of a waiting task when
+	// defaultPollInterval (transport.WithPollInterval's default) is the delay between two tasks/get polls of a waiting task when
 	// the agent gives no Retry-After (the relay pattern polls every 5 s).
-	DefaultPollInterval = 5 * time.Second
+	defaultPollInterval = 5 * time.Second
 	// DefaultMaxTurns bounds how many questions [Client.Run] answers for one task.
 	DefaultMaxTurns = 10
-	// DefaultRequestTimeout bounds one request that is not a stream. A blocking send lasts
+	// defaultRequestTimeout (transport.WithRequestTimeout's default) bounds one request that is not a stream. A blocking send lasts
 	// the agent's whole turn, until its task pauses or ends (1.0 §3.1.1), hence the margin.
-	DefaultRequestTimeout = 2 * time.Minute
+	defaultRequestTimeout = 2 * time.Minute
 	// DefaultMaxRepeats bounds how often a wait takes the same transient error from the
 	// agent (-32603, -32000 with the same message, a task for another id) before it ends
 	// with it.
@@ -61,13 +61,13 @@ type Client struct {
 
 // NewClient returns a client configured by opts: the common options of package transport
 // (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …) and this package's With
-// functions. Defaults: http.DefaultClient, no credentials, silent, task queries every
-// DefaultPollInterval, each request bounded by DefaultRequestTimeout, answers up to 1 MiB,
+// functions. Defaults: http.DefaultClient, no credentials, silent, task queries every 5 s,
+// each request bounded by 2 min (a blocking send lasts the agent's turn), answers up to 1 MiB,
 // agents at https URLs on public addresses only, no redirect followed. A nil option is
 // skipped; a bad value, or an option of another client, is an [*transport.OptionError].
 func NewClient(opts ...transport.Option) (*Client, error) {
 	c := &Client{newID: randomID}
-	cfg, err := clientcfg.New("a2a", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: DefaultRequestTimeout}, opts)
+	cfg, err := clientcfg.New("a2a", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: defaultRequestTimeout}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -26,8 +26,8 @@ const (
 	routeInteractions = "/api/interactions/"
 )
 
-// DefaultPollInterval paces Wait's polls; the spec defines no pacing.
-const DefaultPollInterval = 5 * time.Second
+// defaultPollInterval paces Wait's polls; the spec defines no pacing.
+const defaultPollInterval = 5 * time.Second
 
 // Client talks to an HI endpoint at the spec's illustrative routes: POST /agent-output,
 // POST /human-feedback, GET /api/interactions/{id}. The zero value is not usable; create it
@@ -53,7 +53,7 @@ type Client struct {
 // is skipped; a bad value, or an option of another client, is an [*transport.OptionError].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	c := &Client{}
-	cfg, err := clientcfg.New("hi", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: pace.RequestTimeout}, opts)
+	cfg, err := clientcfg.New("hi", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: pace.RequestTimeout}, opts)
 	if err != nil {
 		return nil, err
 	}

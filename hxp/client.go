@@ -24,14 +24,14 @@ const DefaultAPIPrefix = "/hxp/v1"
 
 // Defaults.
 const (
-	// DefaultPollInterval paces polls; HXP defines no Retry-After, and the reference SDK
+	// defaultPollInterval paces polls; HXP defines no Retry-After, and the reference SDK
 	// polls every 2 s.
-	DefaultPollInterval = 5 * time.Second
+	defaultPollInterval = 5 * time.Second
 	// DefaultMessageLimit bounds one WebSocket message.
 	DefaultMessageLimit = 1 << 20
-	// DefaultRequestTimeout bounds every request — create, poll, cancel, list, inbox,
+	// defaultRequestTimeout bounds every request — create, poll, cancel, list, inbox,
 	// resolve — and the WebSocket handshake.
-	DefaultRequestTimeout = 30 * time.Second
+	defaultRequestTimeout = 30 * time.Second
 )
 
 // Client talks to one HXP server, as an agent (create, wait, cancel, list) and, with a human
@@ -64,7 +64,7 @@ type Client struct {
 // another client, is an [*transport.OptionError].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	c := &Client{prefix: DefaultAPIPrefix}
-	cfg, err := clientcfg.New("hxp", c, clientcfg.Defaults{PollInterval: DefaultPollInterval, RequestTimeout: DefaultRequestTimeout}, opts)
+	cfg, err := clientcfg.New("hxp", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: defaultRequestTimeout}, opts)
 	if err != nil {
 		return nil, err
 	}
