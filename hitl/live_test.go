@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -146,6 +147,42 @@ func TestLiveServiceAnswerMayChange(t *testing.T) {
 			t.Errorf("Wait without a window = %+v, %v", r, err)
 		} else if same, _ := c.Final(t.Context(), it, r, nil); same != r {
 			t.Error("Final of a final Result is not that Result")
+		}
+	})
+}
+
+// TestLiveServiceInlineChange: the live service takes a second inline submission within
+// five minutes of the first, replacing the answer, and refuses one after them with 409
+// (ErrCaseClosed).
+func TestLiveServiceInlineChange(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log bytes.Buffer
+		s, c, _ := liveClient(t, &log)
+		req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/confirmation", strings.NewReader(`{"inline":true}`))
+		resp, err := c.Do(t.Context(), req, &hitl.CallOptions{DetectOnly: true})
+		if err != nil || resp.Interrupt == nil {
+			t.Fatalf("Do = %v, %v", resp, err)
+		}
+		_ = resp.Body.Close()
+		it := resp.Interrupt
+		answer := func(action string) error {
+			_, err := c.SubmitInline(t.Context(), it, hitl.InlineAnswer{Action: action, Via: hitl.ViaTelegram,
+				By: hitl.Submitter{Platform: "telegram", PlatformUserID: "42"}})
+			return err
+		}
+		if err := answer("confirm"); err != nil {
+			t.Fatal(err)
+		}
+		<-time.After(2 * time.Minute)
+		if err := answer("cancel"); err != nil {
+			t.Fatalf("a change within the window = %v", err)
+		}
+		if r, err := c.Wait(t.Context(), it, &hitl.WaitOptions{PollOnly: true}); err != nil || r.Action != "cancel" {
+			t.Fatalf("Wait = %+v, %v; want the changed answer", r, err)
+		}
+		<-time.After(hitltest.LiveChangeWindow)
+		if err := answer("confirm"); !errors.Is(err, hitl.ErrCaseClosed) {
+			t.Errorf("a change after the window = %v, want ErrCaseClosed (409)", err)
 		}
 	})
 }
