@@ -328,42 +328,13 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			if turns == maxTurns {
 				return nil, fmt.Errorf("%w (%d questions answered)", ErrTooManyTurns, turns)
 			}
-			if ask == nil {
-				return nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
-			}
-			began := time.Now()
-			a, again, err := decided.repeat(p)
-			if err == nil && !again {
-				a, err = ask(ctx, p)
-			}
-			if err != nil {
+			var a *Answer
+			if t, a, err = c.answerTurn(ctx, p, ask, &decided, o); err != nil {
 				return nil, err
 			}
-			if !again && time.Since(began) >= c.interval {
-				// The human took a while: the task may have moved on meanwhile (an agent
-				// that gives up on a question fails the task). The answer goes only to the
-				// question it answers.
-				now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
-				if err != nil {
-					return nil, err
-				}
-				if !stillAsks(p, now) {
-					t = now
-					break
-				}
-			}
-			if t, err = c.deliver(ctx, p, a); err != nil {
-				return nil, err
-			}
-			turns++
-			action = a.Action
-			decided.record(p, a, again)
-			if stillAsks(p, t) {
-				// A snapshot from before the agent read the answer: wait for the task to move
-				// on rather than ask the human again.
-				if t, err = c.waitStale(ctx, p, &o.Wait); err != nil {
-					return nil, err
-				}
+			if a != nil {
+				turns++
+				action = a.Action
 			}
 		case ClassWorking, ClassUnknown:
 			// A task being worked on (see Track): wait for what it does next.
@@ -393,6 +364,48 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		}
 		p = Track(p.Endpoint, t)
 	}
+}
+
+// answerTurn puts p's question to the human through ask — or, when p asks about the tool
+// call d holds with the same arguments, re-sends that decision (see [decided]) — delivers the
+// answer and returns the task's next state with the answer given. The answer is nil when the
+// task moved on while the human took their time: it goes only to the question it answers.
+func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided, o *RunOptions) (*Task, *Answer, error) {
+	if ask == nil {
+		return nil, nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
+	}
+	began := time.Now()
+	a, again, err := d.repeat(p)
+	if err == nil && !again {
+		a, err = ask(ctx, p)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !again && time.Since(began) >= c.interval {
+		// The human took a while: the task may have moved on meanwhile (an agent that gives
+		// up on a question fails the task).
+		now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !stillAsks(p, now) {
+			return now, nil, nil
+		}
+	}
+	t, err := c.deliver(ctx, p, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	d.record(p, a, again)
+	if stillAsks(p, t) {
+		// A snapshot from before the agent read the answer: wait for the task to move on
+		// rather than ask the human again.
+		if t, err = c.waitStale(ctx, p, &o.Wait); err != nil {
+			return nil, nil, err
+		}
+	}
+	return t, &a, nil
 }
 
 // current returns p as its task now is, when p asks for input: p itself while the task still
