@@ -372,3 +372,40 @@ func TestFailedTask(t *testing.T) {
 		})
 	}
 }
+
+// TestADKConfirmation: an ADK-style confirmation (a data part alone) has a prompt and names
+// its tool call; answered with ADKConfirmation it completes where the SDK keeps part
+// metadata. The SDK's REST 0.3 layer drops it, so the agent never sees the answer and asks
+// about the same call again under a new id: the human is asked once, the decision re-sent
+// once, and the run ends with a RepeatedCallError naming the call.
+func TestADKConfirmation(t *testing.T) {
+	p := need(t)
+	for _, b := range bindings {
+		t.Run(string(b), func(t *testing.T) {
+			c := newClient(t)
+			pause := send(t, c, p.endpoint(b), "clean up adk", nil)
+			tc, ok := pause.ToolCall()
+			if pause.Prompt() != "Delete /tmp/report.txt?" || !ok || tc.Name != "delete_file" {
+				t.Fatalf("prompt %q, tool call %+v", pause.Prompt(), tc)
+			}
+			asked := 0
+			r, err := c.Run(ctx(t), pause, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
+				asked++
+				return a2a.ADKConfirmation(q, true)
+			}, nil)
+			if asked != 1 {
+				t.Errorf("the human was asked %d times", asked)
+			}
+			var rc *a2a.RepeatedCallError
+			if b == a2a.REST03 {
+				if !errors.As(err, &rc) || rc.Call.Name != "delete_file" || rc.Action != "approve" {
+					t.Fatalf("Run = %v, %v; want a RepeatedCallError", r, err)
+				}
+				return
+			}
+			if err != nil || !r.Approved() {
+				t.Fatalf("Run = %v, %v", r, err)
+			}
+		})
+	}
+}

@@ -5,7 +5,9 @@
 // Each task asks whether a file may be deleted (a text part and a tool_approval data part) and
 // ends completed on "approve", rejected on anything else. The first message's words choose a
 // variant: "auth" asks for authorisation first, "slow" works until released, "twice" asks two
-// questions, "crash" fails (the executor throws). Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
+// questions, "crash" fails (the executor throws), "adk" asks as an ADK agent does (a
+// confirmation function call in a data part, answered by a function response that the part's
+// metadata marks; an answer it cannot read makes it ask again under a new id). Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
 // event stream is cut after its first event), requests (what was asked, in order), streams
 // (how many event streams are open).
 import http from 'node:http';
@@ -100,6 +102,34 @@ function ask(ctx, bus) {
   );
 }
 
+// askADK asks as an ADK agent does: the confirmation is a data part alone, an
+// adk_request_confirmation function call marked by its part metadata, with a new id each time.
+function askADK(ctx, bus) {
+  const n = (asked.get(ctx.taskId) ?? 0) + 1;
+  asked.set(ctx.taskId, n);
+  const call = {
+    id: `adk-${ctx.taskId}-${n}`,
+    name: 'adk_request_confirmation',
+    args: { originalFunctionCall: { name: 'delete_file', args: { path: '/tmp/report.txt' } }, toolConfirmation: { hint: 'Delete /tmp/report.txt?' } },
+  };
+  const part = data(call);
+  part.metadata = { adk_type: 'function_call', adk_is_long_running: true };
+  bus.publish(status(ctx, TaskState.TASK_STATE_INPUT_REQUIRED, [part]));
+}
+
+// confirmation reads an ADK answer: a data part marked function_response for the call asked
+// last. A part without that metadata is not an answer (ADK reads it as plain data).
+function confirmation(ctx, message) {
+  const id = `adk-${ctx.taskId}-${asked.get(ctx.taskId)}`;
+  for (const p of message?.parts ?? []) {
+    const v = p.content?.$case === 'data' ? p.content.value : undefined;
+    if (v?.id === id && v?.name === 'adk_request_confirmation' && p.metadata?.adk_type === 'function_response') {
+      return v.response?.confirmed === true ? 'approve' : 'deny';
+    }
+  }
+  return undefined;
+}
+
 const executor = {
   async execute(ctx, bus) {
     const task = ctx.task;
@@ -124,12 +154,23 @@ const executor = {
       }
       if (said.includes('slow')) await gate(`release:${ctx.taskId}`);
       if (said.includes('crash')) throw new Error('the file service is down');
-      ask(ctx, bus);
+      if (said.includes('adk')) askADK(ctx, bus);
+      else ask(ctx, bus);
       bus.finished();
       return;
     }
     bus.publish(AgentEvent.task(task));
-    if (decision(ctx.userMessage) !== 'approve') {
+    let decided = decision(ctx.userMessage);
+    if (variants.get(ctx.taskId)?.includes('adk')) {
+      decided = confirmation(ctx, ctx.userMessage);
+      if (decided === undefined) {
+        // No confirmation it can read: the call is asked about again.
+        askADK(ctx, bus);
+        bus.finished();
+        return;
+      }
+    }
+    if (decided !== 'approve') {
       bus.publish(status(ctx, TaskState.TASK_STATE_REJECTED, [text('Denied: nothing was deleted.')]));
     } else if (variants.get(ctx.taskId)?.includes('twice') && asked.get(ctx.taskId) < 2) {
       bus.publish(status(ctx, TaskState.TASK_STATE_WORKING));
