@@ -119,6 +119,11 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 			c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp: websocket unavailable; polling",
 				slog.String("request_id", cr.RequestID), slog.String("err", err.Error()))
 		}
+		defer func() { // a wait its first poll decided never listened
+			if conn != nil {
+				_ = conn.Close()
+			}
+		}()
 		trusted := c.sameOrigin(mustParse(wsURL))
 		w.Push = append(w.Push, func(ctx context.Context, wake func(), settle func(*Result)) error {
 			if conn == nil {

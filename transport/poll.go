@@ -26,16 +26,6 @@ func errAttr(err error) slog.Attr {
 	return slog.String("err", err.Error())
 }
 
-// pollApart runs one poll on a goroutine of its own and waits for it. The HTTP client grows
-// the stack of the goroutine it runs on to 8 KiB; run apart, that stack is freed after the
-// poll, and a wait parked between two polls keeps half as much (BenchmarkOpenWait in hitl:
-// 8 KiB of stack per open wait when polling on it, 4 KiB apart).
-func pollApart[T any](poll func() outcome[T]) outcome[T] {
-	done := make(chan outcome[T], 1)
-	go func() { done <- poll() }()
-	return <-done
-}
-
 // outcome is what one poll taught the loop. hint is the server's Retry-After, -1 when absent.
 type outcome[T any] struct {
 	value     T

@@ -124,9 +124,14 @@ type Push[T any] func(ctx context.Context, wake func(), settle func(T)) error
 // errSettled: a push source brought the complete outcome; the polls stop.
 var errSettled = errors.New("outcome pushed")
 
-// Run runs the wait: it starts every push source, polls until the outcome is known, stops
-// the sources and returns the outcome — the terminal value a poll decoded or the value a
-// source settled with, whichever came first.
+// Run runs the wait: it polls until the outcome is known, with every push source running
+// beside the polls, stops the sources and returns the outcome — the terminal value a poll
+// decoded or the value a source settled with, whichever came first. Push sources start when
+// the first poll has answered without the outcome (at once when FirstDelay holds the first
+// poll back): a wait its first poll decides opens no stream.
+//
+// No goroutine waits between two polls: each poll runs on a timer's short-lived goroutine.
+// The first push source runs on the caller's goroutine, each other on one of its own.
 //
 // An error means the outcome is unknown: a permanent failure of a poll, or when ctx ends
 // context.Cause(ctx), joined with the last transient failure if there was one. Run returns
@@ -137,14 +142,8 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 		return zero, errors.New("transport: a Wait needs a URL and a Decode")
 	}
 	cfg := w.withDefaults()
-	wake := make(chan struct{}, 1)
-	kick := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
 	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	var (
 		once    sync.Once
 		pushed  T
@@ -157,21 +156,34 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 			stop(errSettled)
 		})
 	}
+	p := newPacer(ctx, cfg, stop)
+	defer context.AfterFunc(ctx, p.cancelled)()
+	p.start()
+	stops := make([]func(), 0, len(w.Watch))
 	for _, watch := range w.Watch {
-		defer watch(kick, settle)()
+		stops = append(stops, watch(p.wake, settle))
 	}
 	var wg sync.WaitGroup
-	for _, p := range w.Push {
-		wg.Go(func() { cfg.keep(ctx, p, kick, settle) })
+	if len(w.Push) > 0 && (w.FirstDelay > 0 || p.firstAnswered()) {
+		for _, q := range w.Push[1:] {
+			wg.Go(func() { cfg.keep(ctx, q, p.wake, settle) })
+		}
+		cfg.keep(ctx, w.Push[0], p.wake, settle)
 	}
-	v, err := cfg.poll(ctx, wake)
-	stop(nil)
+	v, err := p.result()
+	stop(errPolled)
 	wg.Wait()
+	for _, s := range stops {
+		s()
+	}
 	if settled.Load() && errors.Is(context.Cause(ctx), errSettled) {
 		return pushed, nil
 	}
 	return v, err
 }
+
+// errPolled: a poll brought the outcome (or failed for good); the push sources stop.
+var errPolled = errors.New("outcome polled")
 
 // keep runs p until it has nothing more to say or ctx ends, again after each drop.
 func (w *Wait[T]) keep(ctx context.Context, p Push[T], kick func(), settle func(T)) {
@@ -203,66 +215,186 @@ func (w *Wait[T]) keep(ctx context.Context, p Push[T], kick func(), settle func(
 	}
 }
 
-// poll GETs (or sends Request) until Decode reports a terminal value. It starts no goroutine
-// that outlives one poll.
-func (w *Wait[T]) poll(ctx context.Context, wake <-chan struct{}) (T, error) {
-	var (
-		zero    T
-		etag    = w.ETag
-		lastErr error
-		slots   = w.Slots.of(w.URL)
-	)
-	bo := backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval)
-	if w.FirstDelay > 0 {
-		if !backoff.Pause(ctx, min(max(w.FirstDelay, w.MinInterval), w.MaxInterval), wake) {
-			return zero, stopped(ctx, nil)
+// pacer drives the polls of one wait from a timer: between two polls no goroutine waits, and
+// each poll runs on the timer's own short-lived goroutine. The HTTP client grows the stack of
+// the goroutine a request is sent from to 8 KiB; that stack is freed after each poll.
+type pacer[T any] struct {
+	w     *Wait[T]
+	ctx   context.Context
+	stop  context.CancelCauseFunc
+	slots chan struct{}
+	bo    *backoff.Exponential
+	first chan struct{} // closed once the first poll answered or the wait ended
+	done  chan struct{} // closed once the outcome is known
+
+	mu       sync.Mutex
+	timer    *time.Timer
+	polling  bool          // a poll is in flight
+	delaying bool          // the timer holds the first poll back (FirstDelay)
+	backoff  bool          // the timer runs a backoff: a wake waits for its end
+	woken    bool          // a wake came while a poll was in flight or during a backoff
+	began    time.Time     // when the last poll began; zero before the first
+	idle     chan struct{} // closed when the poll in flight at the end of the wait ends
+	etag     string
+	lastErr  error
+	attempt  int
+	finished bool
+	value    T
+	err      error
+}
+
+func newPacer[T any](ctx context.Context, w *Wait[T], stop context.CancelCauseFunc) *pacer[T] {
+	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.of(w.URL), etag: w.ETag,
+		bo:    backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval),
+		first: make(chan struct{}), done: make(chan struct{})}
+}
+
+// start schedules the first poll: at once, or after FirstDelay (which a wake ends).
+func (p *pacer[T]) start() {
+	var d time.Duration
+	if p.w.FirstDelay > 0 {
+		d = min(max(p.w.FirstDelay, p.w.MinInterval), p.w.MaxInterval)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delaying = d > 0
+	p.timer = time.AfterFunc(d, p.fire)
+}
+
+// wake makes the next poll go out at once, MinInterval after the previous one began at the
+// soonest; while a poll is in flight or a backoff runs, after it. It never blocks.
+func (p *pacer[T]) wake() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.finished:
+	case p.delaying: // until the first poll goes, wakes count as one
+		p.timer.Reset(0)
+	case p.polling || p.backoff || p.began.IsZero():
+		p.woken = true
+	default:
+		p.timer.Reset(max(0, p.w.MinInterval-time.Since(p.began)))
+	}
+}
+
+// fire sends one poll and schedules the next, or ends the wait.
+func (p *pacer[T]) fire() {
+	p.mu.Lock()
+	if p.finished || p.polling {
+		p.mu.Unlock()
+		return
+	}
+	p.polling, p.backoff, p.delaying = true, false, false
+	p.attempt++
+	etag := p.etag
+	p.mu.Unlock()
+
+	o, began := p.pollOnce(&etag)
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.polling, p.began, p.etag = false, began, etag
+	if p.idle != nil {
+		close(p.idle)
+	}
+	if p.finished {
+		return
+	}
+	var delay time.Duration
+	switch {
+	case o.done:
+		p.finish(o.value, nil)
+		return
+	case o.err != nil && !o.temporary:
+		p.finish(o.value, o.err)
+		return
+	case o.err != nil:
+		p.lastErr, p.backoff = o.err, true
+		delay = p.bo.Next()
+	default:
+		p.lastErr = nil
+		p.bo.Reset()
+		delay = p.w.Interval
+	}
+	if o.hint >= 0 {
+		delay = o.hint
+	}
+	delay = min(max(delay, p.w.MinInterval), p.w.MaxInterval)
+	p.w.Logger.LogAttrs(p.ctx, slog.LevelDebug, "poll",
+		slog.String("url", httpx.Redact(p.w.URL)), slog.Int("attempt", p.attempt),
+		slog.Int("status", o.status), slog.Duration("next", delay), errAttr(o.err))
+	if p.woken && !p.backoff { // a wake during a backoff is taken after the next poll
+		delay, p.woken = 0, false
+	}
+	p.timer.Reset(max(delay, p.w.MinInterval-time.Since(began)))
+	p.answered()
+}
+
+// pollOnce takes a slot, polls once and frees the slot. It reports when the poll began.
+func (p *pacer[T]) pollOnce(etag *string) (outcome[T], time.Time) {
+	if p.slots != nil {
+		select {
+		case p.slots <- struct{}{}:
+			defer func() { <-p.slots }()
+		case <-p.ctx.Done():
+			return outcome[T]{err: context.Cause(p.ctx), temporary: true, hint: -1}, time.Now()
 		}
 	}
-	for attempt := 1; ; attempt++ {
-		if slots != nil {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				return zero, stopped(ctx, lastErr)
-			}
-		}
-		began := time.Now()
-		o := pollApart(func() outcome[T] { return w.pollOnce(ctx, &etag) })
-		if slots != nil {
-			<-slots
-		}
-		var delay time.Duration
-		switch {
-		case o.done:
-			return o.value, nil
-		case o.err != nil && !o.temporary:
-			return zero, o.err
-		case o.err != nil:
-			lastErr = o.err
-			delay = bo.Next()
-		default:
-			lastErr = nil
-			bo.Reset()
-			delay = w.Interval
-		}
-		if o.hint >= 0 {
-			delay = o.hint
-		}
-		delay = min(max(delay, w.MinInterval), w.MaxInterval)
-		w.Logger.LogAttrs(ctx, slog.LevelDebug, "poll",
-			slog.String("url", httpx.Redact(w.URL)), slog.Int("attempt", attempt),
-			slog.Int("status", o.status), slog.Duration("next", delay), errAttr(o.err))
-		early := wake
-		if o.err != nil {
-			early = nil
-		}
-		if !backoff.Pause(ctx, delay, early) {
-			return zero, stopped(ctx, lastErr)
-		}
-		if !backoff.Pause(ctx, w.MinInterval-time.Since(began), nil) {
-			return zero, stopped(ctx, lastErr)
-		}
+	began := time.Now()
+	return p.w.pollOnce(p.ctx, etag), began
+}
+
+// finish ends the wait with v, err. Guarded by mu.
+func (p *pacer[T]) finish(v T, err error) {
+	if p.finished {
+		return
 	}
+	p.finished, p.value, p.err = true, v, err
+	p.timer.Stop()
+	p.answered()
+	close(p.done)
+	p.stop(errPolled)
+}
+
+// answered closes first once. Guarded by mu.
+func (p *pacer[T]) answered() {
+	select {
+	case <-p.first:
+	default:
+		close(p.first)
+	}
+}
+
+// cancelled ends the wait when its context ends.
+func (p *pacer[T]) cancelled() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var zero T
+	p.finish(zero, stopped(p.ctx, p.lastErr))
+}
+
+// firstAnswered waits for the first poll's answer and reports whether the wait goes on.
+func (p *pacer[T]) firstAnswered() bool {
+	<-p.first
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.finished
+}
+
+// result waits for the outcome and for the poll in flight, if any, to end.
+func (p *pacer[T]) result() (T, error) {
+	<-p.done
+	p.mu.Lock()
+	var idle chan struct{}
+	if p.polling {
+		p.idle = make(chan struct{})
+		idle = p.idle
+	}
+	p.mu.Unlock()
+	if idle != nil {
+		<-idle
+	}
+	return p.value, p.err
 }
 
 func (w *Wait[T]) withDefaults() *Wait[T] {
