@@ -405,7 +405,7 @@ func (w *Wait[T]) withDefaults() *Wait[T] {
 	if c.Client != nil {
 		hc = *c.Client
 	}
-	hc.CheckRedirect = noRedirects
+	hc.CheckRedirect = httpx.NoRedirect
 	c.Client = &hc
 	if c.Request == nil {
 		c.Request = c.get
@@ -432,7 +432,5 @@ func (w *Wait[T]) withDefaults() *Wait[T] {
 func (w *Wait[T]) get(ctx context.Context) (*http.Request, error) {
 	return http.NewRequestWithContext(ctx, http.MethodGet, w.URL, nil)
 }
-
-func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 var discard = slog.New(slog.DiscardHandler)

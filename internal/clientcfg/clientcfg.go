@@ -99,14 +99,9 @@ func (c *Config) service() *http.Client {
 	}
 	cp := *hc
 	cp.Transport = &guard{rt: hc.Transport, allowLocal: c.AllowLocalHTTP, allowPrivate: c.AllowPrivateAddresses}
-	cp.CheckRedirect = NoRedirect
+	cp.CheckRedirect = httpx.NoRedirect
 	return &cp
 }
-
-// NoRedirect is the redirect policy of every request a client makes itself: none is
-// followed, and the 3xx is the answer. No protocol here defines a redirect, and following one
-// would carry the request's credentials to wherever it points.
-func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Own returns an option of the client named client that applies set to that client's own
 // settings (a *T in [clientopt.Settings].Own). Given to another client it is an

@@ -218,3 +218,30 @@ func TestOwnOptionBadValue(t *testing.T) {
 		t.Errorf("hxp.WithAPIPrefix(\"v1\"): %v", err)
 	}
 }
+
+// TestNoRedirectFollowed: no client follows a redirect its service answers, so the agent's
+// credential never reaches the origin the redirect names.
+func TestNoRedirectFollowed(t *testing.T) {
+	var elsewhere atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { elsewhere.Add(1) }))
+	defer other.Close()
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	cred := transport.WithAuthorization(transport.StaticToken("sk-agent"))
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			if err := c.send(ctx, srv.URL, transport.WithAllowLocalHTTP(), cred); err == nil {
+				t.Error("a redirect answered no error")
+			}
+			if asked.Swap(0) == 0 || elsewhere.Load() != 0 {
+				t.Errorf("the service was not asked, or the redirect was followed (%d requests elsewhere)", elsewhere.Load())
+			}
+		})
+	}
+}

@@ -118,6 +118,12 @@ func OriginOf(raw string) string {
 	return Origin(u)
 }
 
+// NoRedirect is the redirect policy of every request hitlkit makes itself (polls, event
+// streams, task queries, submits, the WebSocket handshake): none is followed, and the 3xx is
+// the answer. No protocol here defines a redirect, and following one would carry the
+// request's credentials to wherever it points.
+func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 // Redact returns raw without userinfo, query and fragment: safe for logs and error strings.
 // Review URLs carry their token in the query, so nothing after the path is ever shown.
 func Redact(raw string) string {

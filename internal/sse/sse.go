@@ -87,7 +87,7 @@ func Connect(ctx context.Context, cfg *Config, url, lastID string, handle func(E
 	hc := *cfg.Client
 	hc.Timeout = 0
 	// A redirect could carry the credentials elsewhere; a 3xx is refused instead.
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hc.CheckRedirect = httpx.NoRedirect
 	req, err := http.NewRequestWithContext(connCtx, http.MethodGet, url, nil)
 	if err != nil {
 		return st, httpx.StripURL(err)
