@@ -260,8 +260,9 @@ func newCallbacks(t *testing.T) *hitl.Callbacks {
 	return cb
 }
 
-// TestWaitOverCallback: the service's signed callback ends the wait at the click; a forged
-// one is refused and the poll brings the decision; a duplicate changes nothing.
+// TestWaitOverCallback: against every profile (the live one signs algorithm=HS256,
+// value=<base64url>), the service's signed callback ends the wait at the click; a forged one
+// is refused and the poll brings the decision; a duplicate changes nothing.
 func TestWaitOverCallback(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -274,38 +275,40 @@ func TestWaitOverCallback(t *testing.T) {
 		{"duplicated", hitltest.CallbackDuplicate, 10 * time.Second, []int{200, 200}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				cb := newCallbacks(t)
-				s := hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second), hitltest.WithoutEvents(),
-					hitltest.WithCallbackHandler(cb))
-				c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
-				it := open(t, s, c, "approval", &hitl.CallOptions{CallbackURL: agentCallbackURL})
-				if it.Case.CallbackURL != agentCallbackURL {
-					t.Fatalf("the service did not echo the callback URL: %q", it.Case.CallbackURL)
-				}
-				if tt.fault != 0 {
-					s.FailCallback(it.ID(), tt.fault, 1)
-				}
-				after(t, 10*time.Second, func() error { return s.Respond(it.ID(), "approve", nil, nil) })
-				start := time.Now()
-				res, err := c.Wait(t.Context(), it, nil)
-				if err != nil || res.Action != "approve" {
-					t.Fatalf("Wait = %+v, %v", res, err)
-				}
-				if d := time.Since(start); d != tt.want {
-					t.Errorf("Wait returned after %v, want %v", d, tt.want)
-				}
-				synctest.Wait()
-				var statuses []int
-				for _, d := range s.Callbacks() {
-					statuses = append(statuses, d.Status)
-				}
-				if diff := cmp.Diff(tt.statuses, statuses); diff != "" {
-					t.Errorf("callback answers (-want +got):\n%s", diff)
-				}
+		for _, profile := range hitltest.Profiles() {
+			t.Run(tt.name+" "+profile.String(), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					cb := newCallbacks(t)
+					s := hitltest.NewMemoryServer(t, hitltest.WithProfile(profile), hitltest.WithRetryAfter(30*time.Second), hitltest.WithoutEvents(),
+						hitltest.WithCallbackHandler(cb))
+					c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), hitl.WithCallbacks(cb))
+					it := open(t, s, c, "approval", &hitl.CallOptions{CallbackURL: agentCallbackURL})
+					if it.Case.CallbackURL != agentCallbackURL {
+						t.Fatalf("the service did not echo the callback URL: %q", it.Case.CallbackURL)
+					}
+					if tt.fault != 0 {
+						s.FailCallback(it.ID(), tt.fault, 1)
+					}
+					after(t, 10*time.Second, func() error { return s.Respond(it.ID(), "approve", nil, nil) })
+					start := time.Now()
+					res, err := c.Wait(t.Context(), it, nil)
+					if err != nil || res.Action != "approve" {
+						t.Fatalf("Wait = %+v, %v", res, err)
+					}
+					if d := time.Since(start); d != tt.want {
+						t.Errorf("Wait returned after %v, want %v", d, tt.want)
+					}
+					synctest.Wait()
+					var statuses []int
+					for _, d := range s.Callbacks() {
+						statuses = append(statuses, d.Status)
+					}
+					if diff := cmp.Diff(tt.statuses, statuses); diff != "" {
+						t.Errorf("callback answers (-want +got):\n%s", diff)
+					}
+				})
 			})
-		})
+		}
 	}
 }
 
