@@ -58,6 +58,10 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 		}
 	}
 	c := &Config{Credential: s.Credential, MaxBody: s.MaxBody, PollInterval: s.PollInterval, RequestTimeout: s.RequestTimeout}
+	sh, shared := s.Shared.(*Config)
+	if c.MaxBody == 0 && shared {
+		c.MaxBody = sh.MaxBody
+	}
 	if c.MaxBody == 0 {
 		c.MaxBody = httpx.DefaultBodyLimit
 	}
@@ -67,7 +71,7 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = d.RequestTimeout
 	}
-	if sh, ok := s.Shared.(*Config); ok {
+	if shared {
 		c.HTTP, c.Service, c.Logger, c.Polls = sh.HTTP, sh.Service, sh.Logger, sh.Polls
 		c.AllowLocalHTTP, c.AllowPrivateAddresses = sh.AllowLocalHTTP, sh.AllowPrivateAddresses
 		return c, nil
@@ -120,7 +124,8 @@ func Own[T any](client, name string, set func(*T) error) transport.Option {
 }
 
 // Share is the option that makes a client use c's HTTP clients, logger, address rules and
-// poll bound (and so its connections and slots) instead of building its own.
+// poll bound (and so its connections and slots) instead of building its own, and c's bound
+// on bodies unless it sets its own. Its credential and pacing stay its own.
 func Share(c *Config) transport.Option {
 	return func(s *clientopt.Settings) error {
 		s.Shared = c

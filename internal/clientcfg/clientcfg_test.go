@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"testing"
+	"time"
 
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -62,4 +63,22 @@ func FuzzLooseIPv4(f *testing.F) {
 		}
 		_ = privateHost(s)
 	})
+}
+
+// TestShare: a client made with Share uses the other client's HTTP clients, logger, address
+// rules, poll bound and body bound, but not its credential or pacing.
+func TestShare(t *testing.T) {
+	base, err := New("hitl", nil, Defaults{}, []transport.Option{transport.WithAllowLocalHTTP(), transport.WithMaxBody(10),
+		transport.WithAuthorization(transport.StaticToken("sk")), transport.WithPollInterval(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New("a2a", nil, Defaults{PollInterval: 5 * time.Second}, []transport.Option{Share(base)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Service != base.Service || c.HTTP != base.HTTP || c.Logger != base.Logger || c.Polls != base.Polls ||
+		!c.AllowLocalHTTP || c.MaxBody != 10 || c.Credential != nil || c.PollInterval != 5*time.Second {
+		t.Errorf("shared config %+v from %+v", c, base)
+	}
 }
