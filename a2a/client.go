@@ -160,7 +160,7 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 // GetTask returns the task id at ep (tasks/get, GetTask, GET /tasks/{id}). A JSON-RPC agent
 // that refuses {"id"} — as invalid params, or as Hector v1 does, -32603 "task name is
 // required" — is asked once more with {"name":"tasks/<id>"}, as older agents want. An answer
-// about another task is ErrTaskMismatch.
+// about another task is transport.ErrMismatch.
 func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, error) {
 	ev, err := c.call(ctx, ep, opGet, id, nil, nil)
 	if wantsName(ep, err) {
@@ -181,7 +181,7 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 // Cancel asks the agent to cancel task id (tasks/cancel, CancelTask, POST /tasks/{id}:cancel)
 // and returns the task as the agent reports it, canceled as a rule. A [Client.Wait] or
 // [Client.Run] on the task then ends with it (Run: a cancelled Result). Errors:
-// ErrTaskNotCancelable when the task has ended, ErrTaskNotFound, ErrTaskMismatch for an
+// ErrTaskNotCancelable when the task has ended, ErrTaskNotFound, transport.ErrMismatch for an
 // answer about another task. One request, asked once more by name when the agent wants the
 // task's resource name (see [Client.GetTask]).
 func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, error) {
@@ -210,7 +210,7 @@ func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, err
 // relay hold, which an administrator resolves) and an answer without parts (ErrNoAnswer).
 // An agent that has forgotten the task answers ErrTaskNotFound; one whose task has ended,
 // ErrTaskTerminal. A reply that is another task (an agent that starts a new task for an id it
-// does not know) is ErrTaskMismatch naming both ids, never the answer.
+// does not know) is transport.ErrMismatch naming both ids, never the answer.
 func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error) {
 	if err := resumable(p, a); err != nil {
 		return nil, err

@@ -36,11 +36,6 @@ var (
 	ErrTaskTerminal = errors.New("a2a: task is in a terminal state")
 	// ErrRemote matches every [*Error], whatever its code.
 	ErrRemote = errors.New("a2a: error from the agent")
-	// ErrTaskMismatch matches the [*transport.MismatchError] of an answer about another task
-	// than the one asked about — a resume answered by a new task (some agents start one for
-	// an unknown, cancelled or ended task id), a task query answered with another task. Such
-	// a task is never an outcome and never reaches the Asker.
-	ErrTaskMismatch = transport.ErrMismatch
 	// ErrRepeatedError: the agent gave the same transient error (an internal or server error)
 	// DefaultMaxRepeats times in a row; the wait ends with it instead of lasting until the
 	// caller's deadline.

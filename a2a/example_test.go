@@ -157,7 +157,7 @@ func Example_mismatch() {
 	_, err = c.Resume(ctx, p, a2a.HectorDecision(true)) // the task has completed
 	var me *transport.MismatchError
 	if errors.As(err, &me) {
-		fmt.Println(errors.Is(err, a2a.ErrTaskMismatch), me.Want, me.Got)
+		fmt.Println(errors.Is(err, transport.ErrMismatch), me.Want, me.Got)
 	}
 	// Output:
 	// true task-1 task-2

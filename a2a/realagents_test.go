@@ -22,7 +22,7 @@ import (
 
 // TestResumeAnsweredByAnotherTask: an agent of the previous Hector generation answers a
 // resume for a task that has ended (or that it never knew) by starting a new task. That task
-// is never the answer: Resume fails with ErrTaskMismatch naming both ids; Run, which asks the
+// is never the answer: Resume fails with transport.ErrMismatch naming both ids; Run, which asks the
 // agent for the task before it asks the human, fails with ErrTaskNotFound, and the new task's
 // question never reaches the Asker.
 func TestResumeAnsweredByAnotherTask(t *testing.T) {
@@ -37,7 +37,7 @@ func TestResumeAnsweredByAnotherTask(t *testing.T) {
 			// The task has completed; the same pause, resumed again, reaches a new task.
 			_, err := c.Resume(t.Context(), p, a2a.HectorDecision(true))
 			var me *transport.MismatchError
-			if !errors.Is(err, a2a.ErrTaskMismatch) || !errors.As(err, &me) || me.Want != p.TaskID || me.Got == p.TaskID || me.Got == "" {
+			if !errors.Is(err, transport.ErrMismatch) || !errors.As(err, &me) || me.Want != p.TaskID || me.Got == p.TaskID || me.Got == "" {
 				t.Fatalf("Resume of an ended task = %v, want a mismatch naming %s and the new task", err, p.TaskID)
 			}
 			gone := *p

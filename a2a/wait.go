@@ -140,7 +140,7 @@ func (q *taskQuery) decode(body []byte) (*Task, bool, error) {
 	case q.get == opGet && wantsName(q.ep, err):
 		q.get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
 		return nil, false, transport.Temporary(err)
-	case err != nil && (temporary(err) || errors.Is(err, ErrTaskMismatch)):
+	case err != nil && (temporary(err) || errors.Is(err, transport.ErrMismatch)):
 		return nil, false, q.again(err)
 	case err != nil:
 		return nil, false, err
@@ -415,7 +415,7 @@ func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided
 func (c *Client) current(ctx context.Context, p *Pause) (*Pause, error) {
 	now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
 	switch {
-	case errors.Is(err, ErrTaskNotFound) || errors.Is(err, ErrTaskMismatch):
+	case errors.Is(err, ErrTaskNotFound) || errors.Is(err, transport.ErrMismatch):
 		return nil, err
 	case err != nil || stillAsks(p, now):
 		return p, nil

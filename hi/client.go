@@ -103,7 +103,7 @@ type FeedbackRequest struct {
 }
 
 // Feedback posts one participant's response and returns the interaction as updated. An
-// unknown interaction is ErrNotFound; an action it does not allow, ErrUnsupportedAction.
+// unknown interaction is transport.ErrNotFound; an action it does not allow, ErrUnsupportedAction.
 func (c *Client) Feedback(ctx context.Context, f FeedbackRequest) (*Interaction, error) {
 	if f.InteractionID == "" || f.ParticipantID == "" {
 		return nil, errors.New("hi: Feedback: interaction and participant are required")
@@ -154,7 +154,7 @@ func (c *Client) exchange(ctx context.Context, op, method, target string, in any
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusCreated:
 	case http.StatusNotFound:
-		return nil, fmt.Errorf("hi: %s: %w", op, ErrNotFound)
+		return nil, fmt.Errorf("hi: %s: %w", op, transport.ErrNotFound)
 	case http.StatusBadRequest:
 		return nil, fmt.Errorf("hi: %s: %w", op, ErrUnsupportedAction)
 	default:
@@ -177,7 +177,7 @@ func decodeInteraction(raw []byte) (*Interaction, error) {
 // its policy and returns the Result (completed with the outcome, or failed with the
 // conflict). An endpoint that marks an interaction resolved although its responses do not
 // meet the policy — the spec's own example does, counting only approvals — gives a failed
-// Result saying so. Errors: ErrNotFound, a malformed interaction, an answer for another
+// Result saying so. Errors: transport.ErrNotFound, a malformed interaction, an answer for another
 // interaction ([*transport.MismatchError]: never another interaction's decision), or
 // context.Cause(ctx).
 func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error) {

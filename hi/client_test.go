@@ -76,7 +76,7 @@ func TestEndpointClient(t *testing.T) {
 	if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: it.InteractionID, ParticipantID: "p1", Action: "escalate"}); !errors.Is(err, hi.ErrUnsupportedAction) {
 		t.Errorf("unsupported action: %v", err)
 	}
-	if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: "nope", ParticipantID: "p1", Action: "approve"}); !errors.Is(err, hi.ErrNotFound) {
+	if _, err := c.Feedback(t.Context(), hi.FeedbackRequest{InteractionID: "nope", ParticipantID: "p1", Action: "approve"}); !errors.Is(err, transport.ErrNotFound) {
 		t.Errorf("unknown interaction: %v", err)
 	}
 	go func() {
@@ -95,7 +95,7 @@ func TestEndpointClient(t *testing.T) {
 	if err != nil || got.Status != hi.StatusResolved || len(got.History) != 2 {
 		t.Errorf("Get = %+v, %v", got, err)
 	}
-	if _, err := c.Wait(t.Context(), "nope"); !errors.Is(err, hi.ErrNotFound) {
+	if _, err := c.Wait(t.Context(), "nope"); !errors.Is(err, transport.ErrNotFound) {
 		t.Errorf("Wait on an unknown interaction: %v", err)
 	}
 }

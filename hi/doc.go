@@ -19,16 +19,8 @@
 // at an https URL on a public address unless those options say otherwise.
 package hi
 
-import (
-	"errors"
+import "errors"
 
-	"github.com/hitlkit/hitlkit/transport"
-)
-
-// Errors of the HI endpoint (§2.4); match with errors.Is.
-var (
-	// ErrNotFound: unknown interaction (404); the same sentinel as every waiter's.
-	ErrNotFound = transport.ErrNotFound
-	// ErrUnsupportedAction: an action the interaction does not allow (400).
-	ErrUnsupportedAction = errors.New("hi: unsupported action")
-)
+// ErrUnsupportedAction: an action the interaction does not allow (HI §2.4, 400); match with
+// errors.Is. An unknown interaction (404) is [transport.ErrNotFound].
+var ErrUnsupportedAction = errors.New("hi: unsupported action")

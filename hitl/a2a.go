@@ -109,7 +109,7 @@ func interruptOf(p *a2a.Pause, resp *http.Response) *Interrupt {
 // waitA2A carries an A2A interrupt to its end with [a2a.Client.Run]: questions go to
 // o.Ask; later holds (auth-required, a relay) are forwarded as new interrupts. The first
 // interrupt is not forwarded again: Do (or the caller) did.
-func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
+func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*transport.Result, error) {
 	if o == nil {
 		o = &WaitOptions{}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/notify"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Callback wire names (HITL Protocol §9).
@@ -204,7 +205,7 @@ func (cb *Callbacks) parse(body []byte) (string, string, error) {
 
 // outcome is the complete outcome of cs a kept callback carries, or nil (callbacks do not
 // decide, none arrived, or it lacks the outcome).
-func (cb *Callbacks) outcome(cs *Case) *Result {
+func (cb *Callbacks) outcome(cs *Case) *transport.Result {
 	if !cb.decide {
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // hitlJSON returns a valid v0.8 hitl object as a map, for cases to break one field at a time.
@@ -190,7 +191,7 @@ func TestDetectOversizedBody(t *testing.T) {
 	body := envelopeWith(hitlJSON()) + strings.Repeat(" ", 100)
 	resp := response202(t, "https://api.svc.example/v1/search", body)
 	_, err := hitl.Detect(resp, &hitl.DetectOptions{MaxBody: 64})
-	if !errors.Is(err, hitl.ErrBodyTooLarge) {
+	if !errors.Is(err, transport.ErrBodyTooLarge) {
 		t.Fatalf("Detect = %v, want ErrBodyTooLarge", err)
 	}
 	if b, _ := io.ReadAll(resp.Body); string(b) != body {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // DefaultMaxRounds is how many rounds [Client.Chain] runs when ChainOptions does not say.
@@ -17,7 +18,7 @@ const DefaultMaxRounds = 3
 // and how it ended.
 type Round struct {
 	Interrupt *Interrupt
-	Result    *Result
+	Result    *transport.Result
 }
 
 // ReviseFunc makes the next round after the human asked for edits. history holds every round
@@ -99,7 +100,7 @@ func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc,
 // discovery document ({reviews_base}/{case_id}/status). The new case keeps the previous
 // one's type, prompt and origin; it has no review URL (the service sends the link to the
 // human) and no expiry; Round counts on.
-func (c *Client) NextRound(prev *Interrupt, res *Result) *Interrupt {
+func (c *Client) NextRound(prev *Interrupt, res *transport.Result) *Interrupt {
 	if prev == nil || prev.Case == nil || res == nil || !validCaseID(res.NextCaseID) || res.NextCaseID == prev.Case.CaseID {
 		return nil
 	}

@@ -45,10 +45,10 @@ type Client struct {
 	requestTimeout time.Duration
 	pollInterval   time.Duration
 	store          Store
-	waiters        []Waiter         // WithWaiter's
-	defaultWays    []Waiter         // the stream, callbacks and waiters: see Client.ways
-	polls          *transport.Slots // bound on polls in flight per service origin
-	deviations     deviations       // what services did beside the spec, each logged once
+	waiters        []transport.Waiter[*Interrupt] // WithWaiter's
+	defaultWays    []transport.Waiter[*Interrupt] // the stream, callbacks and waiters: see Client.ways
+	polls          *transport.Slots               // bound on polls in flight per service origin
+	deviations     deviations                     // what services did beside the spec, each logged once
 	cfg            *clientcfg.Config
 }
 
@@ -73,7 +73,7 @@ func NewClient(opts ...transport.Option) (*Client, error) {
 	c.detect.MaxBody = cfg.MaxBody
 	c.detect.AllowLocalHTTP, c.detect.AllowPrivateAddresses = cfg.AllowLocalHTTP, cfg.AllowPrivateAddresses
 	c.requestTimeout, c.pollInterval = cfg.RequestTimeout, cfg.PollInterval
-	c.defaultWays = append([]Waiter{streamWay{c}, callbackWay{c}}, c.waiters...)
+	c.defaultWays = append([]transport.Waiter[*Interrupt]{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
 }
 
@@ -226,7 +226,7 @@ type CallOptions struct {
 type Response struct {
 	*http.Response
 	Interrupt *Interrupt
-	Result    *Result
+	Result    *transport.Result
 }
 
 // Do sends req and, when the response asks for a human, forwards the question, waits for the
@@ -262,7 +262,7 @@ func (s clientSender) RoundTrip(req *http.Request) (*http.Response, error) {
 // keeps the interrupt in the store, waits for the decision and forgets it again. It returns
 // the response (nil when nothing came back), the interrupt and the result as far as it got.
 // It allocates nothing for a response that asks for no human.
-func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper) (*http.Response, *Interrupt, *Result, error) {
+func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper) (*http.Response, *Interrupt, *transport.Result, error) {
 	if o == nil {
 		o = &noCallOptions
 	}
@@ -374,7 +374,7 @@ type WaitOptions struct {
 	// WithWaiter): for instance []Waiter{c.CallbackWaiter(), button}. An empty slice polls
 	// only. Polling always runs: the service is the source of truth. A2A tasks run the ways
 	// that are not the client's own (see WithWaiter).
-	Ways []Waiter
+	Ways []transport.Waiter[*Interrupt]
 	// Ask collects the human's answer when an A2A task asks a question (KindA2AInput, and
 	// later questions of the same task); see [a2a.Client.Run]. Nil: such a wait fails with
 	// ErrNoAsker. HITL Protocol cases ignore it.
@@ -396,7 +396,7 @@ type WaitOptions struct {
 	// Waiter, when set, replaces the whole wait, polling included: its Result is returned as
 	// it is (a workflow engine that owns the wait, say). Nil: the client's own composition —
 	// polling and the Ways.
-	Waiter Waiter
+	Waiter transport.Waiter[*Interrupt]
 	// From carries on a wait that another process began: its entity tag goes with the first
 	// poll (If-None-Match) and its event id with the first stream connection
 	// (Last-Event-ID), so the service answers 304 while nothing changed and the stream
@@ -425,7 +425,7 @@ type Checkpoint struct {
 // question goes to WaitOptions.Ask, a later hold is forwarded, and a relay's or agent's
 // outcome is the Result.
 //
-// It waits the best way available, composing [Waiter] values. It always polls poll_url, paced
+// It waits the best way available, composing [transport.Waiter] values. It always polls poll_url, paced
 // by the service (the first poll waits for the 202's Retry-After), as the source of truth
 // ([Client.PollWaiter]). Beside it, by default: when the case has an events_url (or the
 // service's discovery document advertises a stream for it) it follows that event stream from
@@ -439,7 +439,7 @@ type Checkpoint struct {
 // others stop. An event stream the service refuses or keeps failing is dropped and polling
 // carries on. At most [transport.WithMaxPollsInFlight] polls of one service are in flight at once.
 //
-// An error means the outcome is unknown: a permanent failure ([*StatusError],
+// An error means the outcome is unknown: a permanent failure ([*transport.StatusError],
 // [*InvalidError]), ErrPastExpiry when expires_at plus the grace passed without a terminal
 // status, or context.Cause(ctx) when ctx ended. Transient failures (network errors, 5xx, 429)
 // are retried with backoff for as long as the wait lasts.
@@ -447,7 +447,7 @@ type Checkpoint struct {
 // it may come from [Detect] or from JSON saved by another process. Wait returns only after
 // every goroutine it started has ended, and may be called concurrently for any number of
 // interrupts.
-func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Result, error) {
+func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*transport.Result, error) {
 	if it == nil {
 		return nil, errors.New("hitl: Wait needs an interrupt")
 	}
@@ -461,12 +461,12 @@ func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*Resu
 	return r, err
 }
 
-func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*Result, error) {
+func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*transport.Result, error) {
 	if o != nil && o.Waiter != nil && it != nil {
 		return o.Waiter.Wait(ctx, it)
 	}
 	if o != nil && slices.Contains(o.Ways, nil) {
-		return nil, errors.New("hitl: WaitOptions.Ways holds a nil Waiter")
+		return nil, errors.New("hitl: WaitOptions.Ways holds a nil transport.Waiter[*Interrupt]")
 	}
 	if it != nil && it.Task != nil {
 		return c.waitA2A(ctx, it, o, auth, forward)
@@ -499,7 +499,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		interval = min(max(c.pollInterval, lo), hi)
 	}
 	r := &run{c: c, it: it, o: o, auth: auth, started: time.Now(), reminders: make(chan struct{}, 1)}
-	w := &transport.Wait[*Result]{
+	w := &transport.Wait[*transport.Result]{
 		URL:            cs.PollURL,
 		Decode:         r.decode,
 		Client:         c.service,
@@ -516,7 +516,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 	r.checkpoint(w)
 	c.addWays(w, r)
 	if forward != nil && !o.NoReminders && (len(cs.ReminderAt) > 0 || r.streams) {
-		w.Push = append(w.Push, func(ctx context.Context, _ func(), _ func(*Result)) error {
+		w.Push = append(w.Push, func(ctx context.Context, _ func(), _ func(*transport.Result)) error {
 			c.remind(ctx, it, forward, r.reminders, r.remindable)
 			return nil
 		})
@@ -550,7 +550,7 @@ type run struct {
 }
 
 // decode interprets one poll answer; a waiting state is reported.
-func (r *run) decode(body []byte) (*Result, bool, error) {
+func (r *run) decode(body []byte) (*transport.Result, bool, error) {
 	cs := r.it.Case
 	res, u, err := decodePoll(cs, body)
 	if res != nil {
@@ -606,7 +606,7 @@ func (r *run) remindable() bool {
 }
 
 // settled marks the wait ended by a pushed outcome.
-func (r *run) settled(res *Result, settle func(*Result)) {
+func (r *run) settled(res *transport.Result, settle func(*transport.Result)) {
 	r.mu.Lock()
 	r.ended = true
 	r.mu.Unlock()
@@ -672,7 +672,7 @@ func (c *Client) remind(ctx context.Context, it *Interrupt, forward Forwarder, e
 // unavailable or ctx ends. A terminal event from the service's own origin (trusted) that
 // carries the complete outcome of this case settles the wait; any other makes it poll at once.
 // A terminal event about another case, or unreadable, ends the following: polling goes on.
-func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, trusted bool, wake func(), settle func(*Result)) error {
+func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, trusted bool, wake func(), settle func(*transport.Result)) error {
 	cs := r.it.Case
 	var end sse.Event
 	err := sse.Subscribe(ctx, s, eventsURL, func(ev sse.Event) (bool, error) {
@@ -716,7 +716,7 @@ func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, t
 
 // checkpoint starts w from o.From and reports each move of the checkpoint (a new entity tag
 // from the polls, see mark for event ids) to o.OnCheckpoint, one call at a time.
-func (r *run) checkpoint(w *transport.Wait[*Result]) {
+func (r *run) checkpoint(w *transport.Wait[*transport.Result]) {
 	if r.o.From != nil {
 		r.cp = *r.o.From
 		w.ETag = r.cp.ETag

@@ -61,7 +61,7 @@ func TestDoEveryReviewType(t *testing.T) {
 		}
 		human(t, s,
 			func(id string) error {
-				return s.Respond(id, "approve", map[string]any{"feedback": "ship it"}, &hitl.Responder{Name: "Ana"})
+				return s.Respond(id, "approve", map[string]any{"feedback": "ship it"}, &transport.Responder{Name: "Ana"})
 			},
 			func(id string) error {
 				return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, nil)
@@ -159,8 +159,8 @@ func TestDoExpiryAndCancel(t *testing.T) {
 		_ = expired.Body.Close()
 		_ = cancelled.Body.Close()
 		got := []*summary{summarize(expired.Result), summarize(cancelled.Result)}
-		want := []*summary{{Status: hitl.StatusExpired, DefaultAction: "approve", DefaultApplied: true},
-			{Status: hitl.StatusCancelled, Reason: "request withdrawn"}}
+		want := []*summary{{Status: transport.StatusExpired, DefaultAction: "approve", DefaultApplied: true},
+			{Status: transport.StatusCancelled, Reason: "request withdrawn"}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -303,10 +303,10 @@ func TestFaultsFromTheFake(t *testing.T) {
 		{hitltest.FaultTruncated, 2, nil},
 		{hitltest.FaultStall, 2, nil},
 		{hitltest.FaultResetMidBody, 2, nil},
-		{hitltest.FaultOversized, 1, hitl.ErrBodyTooLarge},
-		{hitltest.FaultUnauthorized, 1, hitl.ErrUnauthorized},
-		{hitltest.FaultNotFound, 1, hitl.ErrNotFound},
-		{hitltest.FaultGone, 1, hitl.ErrGone},
+		{hitltest.FaultOversized, 1, transport.ErrBodyTooLarge},
+		{hitltest.FaultUnauthorized, 1, transport.ErrUnauthorized},
+		{hitltest.FaultNotFound, 1, transport.ErrNotFound},
+		{hitltest.FaultGone, 1, transport.ErrGone},
 	}
 	for _, tt := range tests {
 		for _, profile := range hitltest.Profiles() {

@@ -154,7 +154,7 @@ func TestSensitiveValuesNeverLogged(t *testing.T) {
 	var logs bytes.Buffer
 	c := newClient(t, &script{replies: replies}, transport.WithLogger(slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	var progress []hitl.Progress
-	var res *hitl.Result
+	var res *transport.Result
 	synctest.Test(t, func(t *testing.T) {
 		var err error
 		res, err = c.Wait(context.Background(), &hitl.Interrupt{Kind: it.Kind, Case: it.Case, Origin: it.Origin},

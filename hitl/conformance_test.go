@@ -79,7 +79,7 @@ func rounds(f flow) []round {
 // want is what the SDK must make of one round.
 type want struct {
 	caseID, reviewType, defaultAction string
-	status                            hitl.Status
+	status                            transport.Status
 	action, nextCaseID, respondedBy   string
 	polls                             int
 }
@@ -90,50 +90,50 @@ func TestExampleFlows(t *testing.T) {
 	tests := []struct {
 		file  string
 		wants []want
-		check func(*testing.T, *hitl.Result)
+		check func(*testing.T, *transport.Result)
 	}{
-		{"01-job-search-selection.json", []want{{"review_jbs_a1b2c3d4e5", "selection", "skip", hitl.StatusCompleted, "select", "", "Alex Mueller", 3}}, func(t *testing.T, r *hitl.Result) {
+		{"01-job-search-selection.json", []want{{"review_jbs_a1b2c3d4e5", "selection", "skip", transport.StatusCompleted, "select", "", "Alex Mueller", 3}}, func(t *testing.T, r *transport.Result) {
 			sel, err := r.Selection()
 			if diff := cmp.Diff([]string{"job_4d5e6f7g", "job_8h9i0j1k"}, sel.Selected); err != nil || diff != "" {
 				t.Errorf("Selection() err %v, (-want +got):\n%s", err, diff)
 			}
 		}},
-		{"02-deployment-approval.json", []want{{"review_deploy_f7e8d9c0b1", "approval", "reject", hitl.StatusCompleted, "approve", "", "Torsten Heissler", 1}}, func(t *testing.T, r *hitl.Result) {
+		{"02-deployment-approval.json", []want{{"review_deploy_f7e8d9c0b1", "approval", "reject", transport.StatusCompleted, "approve", "", "Torsten Heissler", 1}}, func(t *testing.T, r *transport.Result) {
 			a, err := r.Approval()
 			if err != nil || !strings.HasPrefix(a.Feedback, "Looks good.") || len(r.UnverifiedSignature) == 0 || r.DecidedByHuman() != true {
 				t.Errorf("Approval() = %+v, %v; signature kept %v", a, err, len(r.UnverifiedSignature) > 0)
 			}
 		}},
 		{"03-content-review-edit.json", []want{
-			{"review_content_r1_x8y9z0", "approval", "skip", hitl.StatusCompleted, "edit", "review_content_r2_a1b2c3", "Alex Mueller", 1},
-			{"review_content_r2_a1b2c3", "approval", "skip", hitl.StatusCompleted, "approve", "", "Alex Mueller", 1}}, nil},
-		{"04-input-form.json", []want{{"review_input_q1w2e3r4", "input", "skip", hitl.StatusCompleted, "submit", "", "Alex Mueller", 1}}, func(t *testing.T, r *hitl.Result) {
+			{"review_content_r1_x8y9z0", "approval", "skip", transport.StatusCompleted, "edit", "review_content_r2_a1b2c3", "Alex Mueller", 1},
+			{"review_content_r2_a1b2c3", "approval", "skip", transport.StatusCompleted, "approve", "", "Alex Mueller", 1}}, nil},
+		{"04-input-form.json", []want{{"review_input_q1w2e3r4", "input", "skip", transport.StatusCompleted, "submit", "", "Alex Mueller", 1}}, func(t *testing.T, r *transport.Result) {
 			in, err := r.Input()
 			if err != nil || in["salary_expectation"] != json.Number("108000") {
 				t.Errorf("Input() = %v, %v; want salary_expectation 108000 as a json.Number", in, err)
 			}
 		}},
-		{"05-confirmation-gate.json", []want{{"review_confirm_s5t6u7v8", "confirmation", "abort", hitl.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, func(t *testing.T, r *hitl.Result) {
+		{"05-confirmation-gate.json", []want{{"review_confirm_s5t6u7v8", "confirmation", "abort", transport.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, func(t *testing.T, r *transport.Result) {
 			c, err := r.Confirmation()
 			if diff := cmp.Diff([]string{"email_001", "email_002", "email_003"}, c.ConfirmedItems); err != nil || diff != "" {
 				t.Errorf("Confirmation() err %v, (-want +got):\n%s", err, diff)
 			}
 		}},
-		{"06-escalation-error.json", []want{{"review_escalate_h2i3j4k5", "escalation", "abort", hitl.StatusCompleted, "retry", "", "Torsten Heissler", 1}}, func(t *testing.T, r *hitl.Result) {
+		{"06-escalation-error.json", []want{{"review_escalate_h2i3j4k5", "escalation", "abort", transport.StatusCompleted, "retry", "", "Torsten Heissler", 1}}, func(t *testing.T, r *transport.Result) {
 			e, err := r.Escalation()
 			var params map[string]any
 			if err != nil || json.Unmarshal(e.ModifiedParams, &params) != nil || params["strategy"] != "canary" {
 				t.Errorf("Escalation() = %+v, %v; want modified_params.strategy canary", e, err)
 			}
 		}},
-		{"08-multi-step-input.json", []want{{"review_onboard_v8w9x0y1", "input", "skip", hitl.StatusCompleted, "submit", "", "Sarah Chen", 2}}, nil},
+		{"08-multi-step-input.json", []want{{"review_onboard_v8w9x0y1", "input", "skip", transport.StatusCompleted, "submit", "", "Sarah Chen", 2}}, nil},
 		{"09-inline-confirmation.json", []want{{caseID: "review_confirm_s5t6u7v8", reviewType: "confirmation", defaultAction: "abort"}}, nil},
 		{"10-inline-escalation.json", []want{{caseID: "review_escalate_h2i3j4k5", reviewType: "escalation", defaultAction: "abort"}}, nil},
 		{"11-hybrid-approval.json", []want{{caseID: "review_deploy_m3n4o5p6", reviewType: "approval", defaultAction: "reject"}}, nil},
-		{"12-embedded-selection.json", []want{{"review_select_q7r8s9t0", "selection", "skip", hitl.StatusCompleted, "select", "", "Alex Mueller", 1}}, nil},
-		{"14-inline-proof-of-human.json", []want{{"review_newsletter_c1d2e3f4", "confirmation", "abort", hitl.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, nil},
-		{"15-step-up-verification.json", []want{{"review_support_u7v8w9x0", "confirmation", "abort", hitl.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, nil},
-		{"16-browser-verified-approval.json", []want{{"review_wire_a9b8c7d6", "approval", "reject", hitl.StatusCompleted, "approve", "", "Torsten Heissler", 1}}, nil},
+		{"12-embedded-selection.json", []want{{"review_select_q7r8s9t0", "selection", "skip", transport.StatusCompleted, "select", "", "Alex Mueller", 1}}, nil},
+		{"14-inline-proof-of-human.json", []want{{"review_newsletter_c1d2e3f4", "confirmation", "abort", transport.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, nil},
+		{"15-step-up-verification.json", []want{{"review_support_u7v8w9x0", "confirmation", "abort", transport.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, nil},
+		{"16-browser-verified-approval.json", []want{{"review_wire_a9b8c7d6", "approval", "reject", transport.StatusCompleted, "approve", "", "Torsten Heissler", 1}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.file, ".json"), func(t *testing.T) {

@@ -41,7 +41,7 @@ type DetectOptions struct {
 	// send path (…/message:send).
 	A2A bool
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
-	// ErrBodyTooLarge and is still restored whole for the caller.
+	// transport.ErrBodyTooLarge and is still restored whole for the caller.
 	MaxBody int64
 	// ReadTimeout bounds reading the 202 (or A2A) body, which Detect reads whatever the
 	// caller's context: a service that trickles its answer, or stops mid-body, makes

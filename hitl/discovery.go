@@ -249,7 +249,7 @@ func (dc *discoveryCache) put(origin string, d *Discovery, expires time.Time) {
 // while it is fresh (the response's Cache-Control max-age, else DefaultDiscoveryLifetime,
 // bounded to [1 min, 7 days]). A 404 is ErrNoDiscovery, remembered for the same lifetime.
 // Transient failures (network errors, 429, 502–504) are retried up to 3 times, honouring
-// Retry-After up to 30 s; other statuses are a [*StatusError]. No credential is sent.
+// Retry-After up to 30 s; other statuses are a [*transport.StatusError]. No credential is sent.
 //
 // Once a service's document is cached, [Client.Wait] on its cases paces polls by it: never
 // faster than poll_min_interval_seconds, and every poll_recommended_interval_seconds when

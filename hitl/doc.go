@@ -1,6 +1,6 @@
 // Package hitl is hitlkit's front door: it recognises that a service or another agent needs a
 // human ([Detect]), puts the question in front of the agent's human (a [Forwarder]), waits
-// for the decision over whatever the other side offers, and returns one typed [Result].
+// for the decision over whatever the other side offers, and returns one typed [transport.Result].
 //
 // It speaks the HITL Protocol (v0.5 to v0.8: a 202 with a hitl object, polling with
 // Retry-After and ETag, Server-Sent Events, signed callbacks, inline submit, forms,

@@ -3,8 +3,6 @@ package hitl
 import (
 	"errors"
 	"strings"
-
-	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Sentinels; match with errors.Is.
@@ -22,18 +20,7 @@ var (
 	// ErrCredentialOrigin: Wait was asked to send credentials to an origin the client does
 	// not trust; nothing was sent.
 	ErrCredentialOrigin = errors.New("hitl: poll URL is on an origin not allowed to receive credentials")
-
-	// The poll's permanent failures, shared with every waiter of the transport package.
-	ErrUnauthorized     = transport.ErrUnauthorized
-	ErrForbidden        = transport.ErrForbidden
-	ErrNotFound         = transport.ErrNotFound
-	ErrGone             = transport.ErrGone
-	ErrUnexpectedStatus = transport.ErrUnexpectedStatus
-	ErrBodyTooLarge     = transport.ErrBodyTooLarge
 )
-
-// StatusError is a response that ended a wait; see [transport.StatusError].
-type StatusError = transport.StatusError
 
 // FieldError is one problem with one field. Field is the JSON key (dotted for nested keys);
 // Problem says what is wrong without quoting the value, which may be a secret.

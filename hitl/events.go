@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/hitlkit/hitlkit/internal/sse"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The event names of HITL Protocol §8.5 (Server-Sent Events on events_url). The last three
@@ -34,7 +35,7 @@ type eventData struct {
 // poll is the caller's to decide: only from the service's own stream (§8.5: the poll is the
 // source of truth; a review.completed may even lack its result). Events of another case,
 // unknown names and unreadable data give nothing.
-func decodeEvent(c *Case, ev sse.Event) (u *Update, r *Result, terminal bool) {
+func decodeEvent(c *Case, ev sse.Event) (u *Update, r *transport.Result, terminal bool) {
 	var d eventData
 	if json.Unmarshal(ev.Data, &d) != nil || (d.CaseID != "" && d.CaseID != c.CaseID) {
 		return nil, nil, false

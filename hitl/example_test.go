@@ -224,10 +224,10 @@ func ExampleWithWaiter() {
 		_ = svc.Respond(id, "approve", nil, nil)
 		pressed <- "approve"
 	}()
-	button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+	button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 		select {
 		case action := <-pressed:
-			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: action}, nil
+			return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: action}, nil
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}

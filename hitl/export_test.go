@@ -1,7 +1,11 @@
 package hitl
 
+import "github.com/hitlkit/hitlkit/transport"
+
 // OutcomeForTest exposes outcomeOf to the package's external tests and benchmarks.
-func OutcomeForTest(c *Case, event string, body []byte) *Result { return outcomeOf(c, event, body) }
+func OutcomeForTest(c *Case, event string, body []byte) *transport.Result {
+	return outcomeOf(c, event, body)
+}
 
 // PutRawForTest stores b under key as it is, as another version or a damaged disk might.
 func (s *MemoryStore) PutRawForTest(key StoreKey, b []byte) {

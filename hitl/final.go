@@ -4,18 +4,19 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/hitlkit/hitlkit/transport"
 	"time"
 )
 
 // mayChange sets res.FinalAt when the service lets the human change a completed answer for
 // window.
-func (c *Client) mayChange(ctx context.Context, res *Result, window time.Duration) {
-	if res.Status != StatusCompleted || res.DefaultApplied || window <= 0 {
+func (c *Client) mayChange(ctx context.Context, res *transport.Result, window time.Duration) {
+	if res.Status != transport.StatusCompleted || res.DefaultApplied || window <= 0 {
 		return
 	}
 	res.FinalAt = cmp.Or(res.EndedAt, time.Now()).Add(window)
 	if res.FinalAt.After(time.Now()) {
-		c.deviation(ctx, "hitl: the service lets a submitted answer change for a while; Result.FinalAt says until when")
+		c.deviation(ctx, "hitl: the service lets a submitted answer change for a while; transport.Result.FinalAt says until when")
 	}
 }
 
@@ -25,9 +26,9 @@ func (c *Client) mayChange(ctx context.Context, res *Result, window time.Duratio
 // the human may have changed, or a Result that is final (FinalAt zero, or past when a poll
 // read it). o tunes those polls as it would a wait (its ChangeWindow too). Cancelling ctx
 // ends the wait with context.Cause(ctx). Safe for concurrent use.
-func (c *Client) Final(ctx context.Context, it *Interrupt, r *Result, o *WaitOptions) (*Result, error) {
+func (c *Client) Final(ctx context.Context, it *Interrupt, r *transport.Result, o *WaitOptions) (*transport.Result, error) {
 	if r == nil {
-		return nil, errors.New("hitl: Final needs a Result")
+		return nil, errors.New("hitl: Final needs a transport.Result")
 	}
 	opts := WaitOptions{PollOnly: true, NoReminders: true}
 	if o != nil {

@@ -51,7 +51,7 @@ func FuzzDetect(f *testing.F) {
 			if it != nil {
 				t.Fatal("both an interrupt and an error")
 			}
-			if !errors.Is(err, hitl.ErrInvalid) && !errors.Is(err, hitl.ErrBodyTooLarge) {
+			if !errors.Is(err, hitl.ErrInvalid) && !errors.Is(err, transport.ErrBodyTooLarge) {
 				t.Fatalf("untyped error %v", err)
 			}
 		case it != nil:

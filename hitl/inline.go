@@ -100,17 +100,17 @@ func (e *SubmitError) Is(target error) bool {
 	case http.StatusBadRequest:
 		return target == ErrBadRequest
 	case http.StatusUnauthorized:
-		return target == ErrUnauthorized
+		return target == transport.ErrUnauthorized
 	case http.StatusForbidden, 0:
 		return target == ErrUseReviewURL
 	case http.StatusNotFound:
-		return target == ErrNotFound
+		return target == transport.ErrNotFound
 	case http.StatusConflict, http.StatusGone:
 		return target == ErrCaseClosed
 	case http.StatusTooManyRequests:
 		return target == ErrRateLimited
 	}
-	return target == ErrUnexpectedStatus
+	return target == transport.ErrUnexpectedStatus
 }
 
 // InlineChoices returns the actions that may be offered as native buttons (§7.5, §7.7): none
@@ -153,10 +153,10 @@ func (c *Case) InlineChoices() []string {
 // [Case.InlineChoices] (ErrNotInline), an invalid Via or By ([*InvalidError]), and a missing
 // Evidence when the case's verification policy demands proof for inline submit (a
 // [*SubmitError] matching ErrUseReviewURL). The service's refusals are [*SubmitError]s
-// matching ErrUnauthorized, ErrUseReviewURL, ErrCaseClosed, ErrRateLimited, ErrBadRequest or
-// ErrNotFound. The submission is never retried: it is not idempotent. The submit token is
+// matching transport.ErrUnauthorized, ErrUseReviewURL, ErrCaseClosed, ErrRateLimited, ErrBadRequest or
+// transport.ErrNotFound. The submission is never retried: it is not idempotent. The submit token is
 // sent only to submit_url and never appears in logs or errors.
-func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer) (*Result, error) {
+func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer) (*transport.Result, error) {
 	if it == nil || it.Case == nil {
 		return nil, errors.New("hitl: SubmitInline needs a HITL interrupt with a case")
 	}
@@ -227,7 +227,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	if len(data) == 0 {
 		data = json.RawMessage(`{}`)
 	}
-	return &Result{Status: StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Decision: transport.DecisionOf(a.Action), Data: data,
+	return &transport.Result{Status: transport.StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Decision: transport.DecisionOf(a.Action), Data: data,
 		CreatedAt: cs.CreatedAt, EndedAt: at(ok.CompletedAt)}, nil
 }
 

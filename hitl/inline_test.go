@@ -147,7 +147,7 @@ func TestInlineFlows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != hitl.StatusCompleted || res.Action != a.Action || res.CaseID != it.ID() {
+			if res.Status != transport.StatusCompleted || res.Action != a.Action || res.CaseID != it.ID() {
 				t.Errorf("SubmitInline = %v", res)
 			}
 			reqs, _ := rt.requests()
@@ -265,14 +265,14 @@ func TestCase33SubmitErrors(t *testing.T) {
 	}{
 		{"409 duplicate", 409, nil, `{"error":"duplicate_submission","message":"already answered"}`, hitl.ErrCaseClosed, "duplicate_submission", 0},
 		{"410 expired", 410, nil, `{"error":"case_expired"}`, hitl.ErrCaseClosed, "case_expired", 0},
-		{"401 bad token", 401, nil, `{"error":"invalid_token"}`, hitl.ErrUnauthorized, "invalid_token", 0},
+		{"401 bad token", 401, nil, `{"error":"invalid_token"}`, transport.ErrUnauthorized, "invalid_token", 0},
 		{"400 wrapped in detail", 400, nil, `{"detail":{"error":"missing_action","message":"action is required"}}`, hitl.ErrBadRequest, "missing_action", 0},
 		{"400 detail string", 400, nil, `{"detail":"action is required"}`, hitl.ErrBadRequest, "", 0},
 		{"403 action_not_inline", 403, nil, `{"error":"action_not_inline","review_url":"https://mailcraft.example/review/x"}`, hitl.ErrUseReviewURL, "action_not_inline", 0},
 		{"403 verification_failed", 403, nil, `{"error":"verification_failed"}`, hitl.ErrUseReviewURL, "verification_failed", 0},
-		{"404", 404, nil, `{"error":"not_found"}`, hitl.ErrNotFound, "not_found", 0},
+		{"404", 404, nil, `{"error":"not_found"}`, transport.ErrNotFound, "not_found", 0},
 		{"429 with Retry-After", 429, map[string]string{"Retry-After": "30"}, `{"error":"rate_limited"}`, hitl.ErrRateLimited, "rate_limited", 30 * time.Second},
-		{"500 not JSON", 500, nil, `oops`, hitl.ErrUnexpectedStatus, "", 0},
+		{"500 not JSON", 500, nil, `oops`, transport.ErrUnexpectedStatus, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -429,7 +429,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 			evidence: func(it *hitl.Interrupt) json.RawMessage {
 				return json.RawMessage(`[{"proof_type":"proof_of_human","provider":"world_id","format":"provider_opaque","presentation":{},"binding":{"case_id":"` + it.ID() + `","action":"confirm"}}]`)
 			}},
-		{name: "401 wrong token", body: `{"inline":true}`, status: 401, code: "invalid_token", sentinel: hitl.ErrUnauthorized,
+		{name: "401 wrong token", body: `{"inline":true}`, status: 401, code: "invalid_token", sentinel: transport.ErrUnauthorized,
 			prepare: func(_ *hitltest.Server, it *hitl.Interrupt) {
 				it.Case.SubmitToken = "agt_not-the-token-the-service-issued"
 			}},
@@ -449,7 +449,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 			prepare: func(s *hitltest.Server, it *hitl.Interrupt) { s.FailSubmit(it.ID(), 429, 1) }},
 		{name: "400 detail", body: `{"inline":true}`, status: 400, code: "missing_action", sentinel: hitl.ErrBadRequest,
 			prepare: func(s *hitltest.Server, it *hitl.Interrupt) { s.FailSubmit(it.ID(), 400, 1) }},
-		{name: "404", body: `{"inline":true}`, status: 404, code: "not_found", sentinel: hitl.ErrNotFound,
+		{name: "404", body: `{"inline":true}`, status: 404, code: "not_found", sentinel: transport.ErrNotFound,
 			prepare: func(s *hitltest.Server, it *hitl.Interrupt) { s.FailSubmit(it.ID(), 404, 1) }},
 	}
 	s := hitltest.NewServer(t)

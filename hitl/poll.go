@@ -69,7 +69,7 @@ type pollResponse struct {
 
 // decodePoll interprets one poll body for case c. It returns the Result for a terminal state,
 // or the Update for a waiting one. The state machine is this one switch (§8).
-func decodePoll(c *Case, body []byte) (*Result, *Update, error) {
+func decodePoll(c *Case, body []byte) (*transport.Result, *Update, error) {
 	var p pollResponse
 	if err := json.Unmarshal(body, &p); err != nil {
 		var te *json.UnmarshalTypeError
@@ -87,7 +87,7 @@ func decodePoll(c *Case, body []byte) (*Result, *Update, error) {
 
 // outcomeOf reads the complete outcome a terminal event or callback of case c carries in
 // body, or nil when it does not carry one ([outcomeIn]).
-func outcomeOf(c *Case, name string, body []byte) *Result {
+func outcomeOf(c *Case, name string, body []byte) *transport.Result {
 	var p pollResponse
 	if json.Unmarshal(body, &p) != nil {
 		return nil
@@ -99,7 +99,7 @@ func outcomeOf(c *Case, name string, body []byte) *Result {
 // name, or nil: its case_id must be c's (present, not just absent), its status (or its name:
 // review.completed, review.expired, review.cancelled) terminal, and a completion must hold
 // the result with its action. The body has the poll response's fields.
-func outcomeIn(c *Case, name string, p *pollResponse) *Result {
+func outcomeIn(c *Case, name string, p *pollResponse) *transport.Result {
 	if p.CaseID != c.CaseID {
 		return nil
 	}
@@ -129,8 +129,8 @@ func outcomeIn(c *Case, name string, p *pollResponse) *Result {
 
 // outcome is the state machine of §8 over one poll response (or an event or callback in its
 // shape): the Result for a terminal state, the Update for a waiting one.
-func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
-	r := &Result{CaseID: c.CaseID, CreatedAt: at(p.CreatedAt), OpenedAt: at(p.OpenedAt)}
+func (c *Case) outcome(p *pollResponse) (*transport.Result, *Update, error) {
+	r := &transport.Result{CaseID: c.CaseID, CreatedAt: at(p.CreatedAt), OpenedAt: at(p.OpenedAt)}
 	switch p.Status {
 	case statePending, stateOpened, stateInProgress:
 		return nil, &Update{CaseID: c.CaseID, State: p.Status, Progress: p.Progress,
@@ -139,7 +139,7 @@ func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
 		if p.Result == nil || p.Result.Action == "" {
 			return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{{Field: "result", Problem: "missing on a completed case"}}}
 		}
-		r.Status = StatusCompleted
+		r.Status = transport.StatusCompleted
 		r.Action = p.Result.Action
 		r.Decision = transport.DecisionOf(r.Action)
 		r.Data = nonNull(p.Result.Data)
@@ -149,7 +149,7 @@ func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
 		r.NextCaseID = p.NextCaseID
 		r.EndedAt = at(p.CompletedAt)
 	case stateExpired:
-		r.Status = StatusExpired
+		r.Status = transport.StatusExpired
 		r.DefaultAction = p.DefaultAction
 		if r.DefaultAction == "" {
 			r.DefaultAction = c.DefaultAction
@@ -160,7 +160,7 @@ func (c *Case) outcome(p *pollResponse) (*Result, *Update, error) {
 		r.DefaultApplied = true
 		r.EndedAt = at(p.ExpiredAt)
 	case stateCancelled:
-		r.Status = StatusCancelled
+		r.Status = transport.StatusCancelled
 		r.Reason = p.Reason
 		r.EndedAt = at(p.CancelledAt)
 	case "":
@@ -186,7 +186,7 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 
 // responder reads responded_by leniently: services add platform fields, and a malformed one
 // must not cost the decision.
-func responder(raw json.RawMessage) *Responder {
+func responder(raw json.RawMessage) *transport.Responder {
 	var w struct {
 		Name, Email, ID, Platform string
 		UserID                    string `json:"user_id"`
@@ -195,7 +195,7 @@ func responder(raw json.RawMessage) *Responder {
 	if len(raw) == 0 || json.Unmarshal(raw, &w) != nil {
 		return nil
 	}
-	r := &Responder{Name: w.Name, Email: w.Email, ID: cmp.Or(w.ID, w.UserID), Platform: w.Platform,
+	r := &transport.Responder{Name: w.Name, Email: w.Email, ID: cmp.Or(w.ID, w.UserID), Platform: w.Platform,
 		PlatformUserID: w.PlatformUserID, Raw: append(json.RawMessage(nil), raw...)}
 	if r.Name == "" && r.Email == "" && r.ID == "" && r.PlatformUserID == "" {
 		return nil

@@ -104,7 +104,7 @@ func TestWaitOverSSE(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Status != hitl.StatusCompleted || res.Action != "submit" {
+		if res.Status != transport.StatusCompleted || res.Action != "submit" {
 			t.Errorf("Result = %+v", res)
 		}
 		if d := time.Since(start); d != 10*time.Second {

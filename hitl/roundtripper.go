@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"bytes"
+	"github.com/hitlkit/hitlkit/transport"
 	"net/http"
 )
 
@@ -22,17 +23,17 @@ import (
 // answer where the protocol gives one — the data of a HITL case's result (approval,
 // selection, form values), the final task of an A2A run — as application/json, and empty
 // otherwise (an expiry, a cancellation, an answer without data). [ResultOf] reads the typed
-// [Result] from it: check it before acting, as a human's "no" also arrives as a 200. The
+// [transport.Result] from it: check it before acting, as a human's "no" also arrives as a 200. The
 // asking response's body is closed.
 //
 // Every response that asks for no human, a stream (text/event-stream) included, is returned
 // untouched, without allocating. A request body is sent once; with a CallbackURL it is read
 // through GetBody when set, otherwise buffered up to 1 MiB (a longer one fails with
-// ErrBodyTooLarge, nothing sent).
+// transport.ErrBodyTooLarge, nothing sent).
 //
 // RoundTrip returns an error and no response when the outcome is unknown: the base
 // transport's error as it is; ErrNoForwarder (nothing sent) when the client has no
-// forwarder; an [*InvalidError] or ErrBodyTooLarge when a response may ask for a human but
+// forwarder; an [*InvalidError] or transport.ErrBodyTooLarge when a response may ask for a human but
 // cannot be read as such; and a [*WaitError] holding the interrupt when the wait ended
 // without a decision — the request's context was cancelled (its cause then matches with
 // errors.Is), the case went past its expiry, the forwarder or the store failed. An
@@ -90,7 +91,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 // decidedBody is the body of a response a Transport waited for: the answer, and the Result.
 type decidedBody struct {
 	*bytes.Reader
-	result *Result
+	result *transport.Result
 }
 
 func (*decidedBody) Close() error { return nil }
@@ -99,7 +100,7 @@ func (*decidedBody) Close() error { return nil }
 // nil when resp did not ask for a human (or did not come from a Transport). It still
 // answers after the body was read and closed, as long as resp.Body is the one the transport
 // returned.
-func ResultOf(resp *http.Response) *Result {
+func ResultOf(resp *http.Response) *transport.Result {
 	if resp == nil {
 		return nil
 	}

@@ -45,7 +45,7 @@ func ExampleClient_Transport() {
 	defer svc.Close()
 	go func() { // the human, answering in the review page
 		id := svc.NextCase(nil)
-		_ = svc.Respond(id, "approve", map[string]string{"feedback": "ship it"}, &hitl.Responder{Name: "Ana"})
+		_ = svc.Respond(id, "approve", map[string]string{"feedback": "ship it"}, &transport.Responder{Name: "Ana"})
 	}()
 
 	client, err := hitl.NewClient(

@@ -43,7 +43,7 @@ func TestTransportWaitsForTheHuman(t *testing.T) {
 			t.Fatal(err)
 		}
 		human(t, s, func(id string) error {
-			return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, &hitl.Responder{Name: "Ana"})
+			return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, &transport.Responder{Name: "Ana"})
 		})
 		hc := &http.Client{Transport: c.Transport(s.Client().Transport, nil)}
 		req := post(t, s.URL+"/actions/selection", "")
@@ -60,7 +60,7 @@ func TestTransportWaitsForTheHuman(t *testing.T) {
 			t.Errorf("body (-want +got):\n%s", diff)
 		}
 		r := hitl.ResultOf(resp)
-		if r == nil || r.Status != hitl.StatusCompleted || r.Action != "select" || r.RespondedBy == nil || r.RespondedBy.Name != "Ana" {
+		if r == nil || r.Status != transport.StatusCompleted || r.Action != "select" || r.RespondedBy == nil || r.RespondedBy.Name != "Ana" {
 			t.Fatalf("ResultOf = %+v; want Ana's selection", r)
 		}
 		if left, _ := store.List(t.Context()); len(left) != 0 {
@@ -84,7 +84,7 @@ func TestTransportNoDataNoBody(t *testing.T) {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
 		r := hitl.ResultOf(resp)
-		if len(body) != 0 || resp.ContentLength != 0 || r == nil || r.Status != hitl.StatusExpired || !r.DefaultApplied {
+		if len(body) != 0 || resp.ContentLength != 0 || r == nil || r.Status != transport.StatusExpired || !r.DefaultApplied {
 			t.Errorf("body %q, length %d, result %+v; want no body and an expiry", body, resp.ContentLength, r)
 		}
 	})
@@ -161,7 +161,7 @@ func TestTransportRequestBodies(t *testing.T) {
 	}{
 		{"not replayable", `{"q":1}`, false, `{"hitl_callback_url":"https://agent.example/cb","q":1}`, nil},
 		{"replayable", `{"q":1}`, true, `{"hitl_callback_url":"https://agent.example/cb","q":1}`, nil},
-		{"over the limit", `{"q":"` + strings.Repeat("x", 1<<20) + `"}`, false, "", hitl.ErrBodyTooLarge},
+		{"over the limit", `{"q":"` + strings.Repeat("x", 1<<20) + `"}`, false, "", transport.ErrBodyTooLarge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -222,7 +222,7 @@ func TestTransportWithoutDecision(t *testing.T) {
 		cancel  bool
 		want    error
 	}{
-		{"poll 404", []reply{{status: 202, body: envelopeWith(hitlJSON())}, {status: 404, body: `{"error":"not_found"}`}}, false, hitl.ErrNotFound},
+		{"poll 404", []reply{{status: 202, body: envelopeWith(hitlJSON())}, {status: 404, body: `{"error":"not_found"}`}}, false, transport.ErrNotFound},
 		{"cancelled", []reply{{status: 202, body: envelopeWith(hitlJSON())}, {status: 200, body: `{"status":"pending","case_id":"review_abc123"}`}}, true, errStop},
 	}
 	for _, tt := range tests {
@@ -268,7 +268,7 @@ func TestTransportUnreadableAnswer(t *testing.T) {
 		{"broken hitl", `{"status":"human_input_required","hitl":{"case_id":42}}`,
 			func(err error) bool { var ie *hitl.InvalidError; return errors.As(err, &ie) }},
 		{"over the limit", `{"hitl":"` + strings.Repeat("x", 1<<20) + `"}`,
-			func(err error) bool { return errors.Is(err, hitl.ErrBodyTooLarge) }},
+			func(err error) bool { return errors.Is(err, transport.ErrBodyTooLarge) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,7 +296,7 @@ func TestTransportA2A(t *testing.T) {
 	resp := a2aCall(t, hc, agent.Endpoint(a2a.JSONRPC10), true)
 	body, _ := io.ReadAll(resp.Body)
 	r := hitl.ResultOf(resp)
-	if resp.StatusCode != http.StatusOK || r == nil || r.Status != hitl.StatusCompleted || r.Action != "approve" {
+	if resp.StatusCode != http.StatusOK || r == nil || r.Status != transport.StatusCompleted || r.Action != "approve" {
 		t.Fatalf("response %d, result %+v; want 200 and the approved task", resp.StatusCode, r)
 	}
 	task, err := a2a.TaskOf(r)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestContradictingTerminal: once a poll reports a terminal state, the wait ends with it; a
@@ -17,7 +18,7 @@ func TestContradictingTerminal(t *testing.T) {
 		s := &script{replies: []reply{pending("5"), ok(completedApprove),
 			ok(`{"status":"cancelled","case_id":"review_c1","cancelled_at":"2026-02-23T10:00:00Z"}`)}}
 		res, err := newClient(t, s).Wait(t.Context(), interrupt("review_c1", time.Hour), nil)
-		if err != nil || res.Status != hitl.StatusCompleted || res.Action != "approve" {
+		if err != nil || res.Status != transport.StatusCompleted || res.Action != "approve" {
 			t.Fatalf("Wait = %v, %v", res, err)
 		}
 		if reqs, _ := s.requests(); len(reqs) != 2 {

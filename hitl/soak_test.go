@@ -45,7 +45,7 @@ func TestSoak(t *testing.T) {
 		type wait struct {
 			it     *hitl.Interrupt
 			way    string
-			result *hitl.Result
+			result *transport.Result
 			err    error
 			calls  int
 		}
@@ -114,7 +114,7 @@ func TestSoak(t *testing.T) {
 			if string(r.Status) != st.State || r.Action != st.Action || r.CaseID != w.it.ID() {
 				t.Errorf("%s %s: got %s/%s, the service recorded %s/%s", w.way, w.it.ID(), r.Status, r.Action, st.State, st.Action)
 			}
-			if r.Status == hitl.StatusCompleted && (string(r.Data) != fmt.Sprintf(`{"by":%q}`, w.it.ID()) || string(r.Data) != string(st.Data)) {
+			if r.Status == transport.StatusCompleted && (string(r.Data) != fmt.Sprintf(`{"by":%q}`, w.it.ID()) || string(r.Data) != string(st.Data)) {
 				t.Errorf("%s %s: data %s", w.way, w.it.ID(), r.Data)
 			}
 			counts[w.way+" "+string(r.Status)]++

@@ -155,7 +155,7 @@ func (c *Client) forget(ctx context.Context, it *Interrupt) {
 
 // ResumeHandler receives the Result of one resumed interrupt. Returning nil lets the client
 // delete the interrupt from its store; an error keeps it there for the next Resume.
-type ResumeHandler func(ctx context.Context, it *Interrupt, r *Result) error
+type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result) error
 
 // Resume waits, at once and concurrently, on every interrupt left in the client's store — the
 // waits a previous process did not finish — and calls handle with each Result, from the

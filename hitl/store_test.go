@@ -75,7 +75,7 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 				var calls atomic.Int32
 				var tickets sync.Map
 				failing := errors.New("downstream unavailable")
-				err = second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+				err = second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *transport.Result) error {
 					calls.Add(1)
 					tickets.Store(it.Labels["ticket"], true)
 					if r.Action == "reject" {
@@ -96,7 +96,7 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 					t.Fatalf("store holds %v, want the case whose handler failed", left)
 				}
 				calls.Store(0)
-				if err := second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+				if err := second.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *transport.Result) error {
 					calls.Add(1)
 					if r.Action != "reject" {
 						t.Errorf("resumed %s with %s", it.ID(), r.Action)
@@ -112,7 +112,7 @@ func TestStoreOutlivesTheProcess(t *testing.T) {
 		})
 	}
 	c, _ := hitl.NewClient()
-	if err := c.Resume(t.Context(), func(context.Context, *hitl.Interrupt, *hitl.Result) error { return nil }, nil); !errors.Is(err, hitl.ErrNoStore) {
+	if err := c.Resume(t.Context(), func(context.Context, *hitl.Interrupt, *transport.Result) error { return nil }, nil); !errors.Is(err, hitl.ErrNoStore) {
 		t.Errorf("Resume without a store = %v", err)
 	}
 }
@@ -134,10 +134,10 @@ func TestWaiters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				svc := &service{decideAt: time.Now().Add(tt.decided)}
-				button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+				button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 					select {
 					case <-time.After(tt.saysAt):
-						return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
+						return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
 					case <-ctx.Done():
 						return nil, context.Cause(ctx)
 					}
@@ -154,8 +154,8 @@ func TestWaiters(t *testing.T) {
 	}
 	t.Run("replaced", func(t *testing.T) {
 		c, _ := hitl.NewClient(transport.WithHTTPClient(failingClient(t)))
-		own := hitl.WaiterFunc(func(_ context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
-			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
+		own := transport.WaiterFunc[*hitl.Interrupt](func(_ context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+			return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
 		})
 		r, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Waiter: own})
 		if err != nil || r.Action != "approve" {
@@ -272,7 +272,7 @@ func TestResumeOneBadRecord(t *testing.T) {
 					t.Fatalf("List = %d interrupts, %v; want 3 and the bad record's key", len(open), err)
 				}
 				var handled atomic.Int32
-				err = c.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+				err = c.Resume(t.Context(), func(_ context.Context, it *hitl.Interrupt, r *transport.Result) error {
 					handled.Add(1)
 					return nil
 				}, nil)

@@ -29,7 +29,7 @@ const completedApprove = `{"status":"completed","case_id":"review_c1","completed
 
 // summary is the part of a Result the poll cases compare.
 type summary struct {
-	Status         hitl.Status
+	Status         transport.Status
 	Action         string
 	DefaultAction  string
 	DefaultApplied bool
@@ -37,7 +37,7 @@ type summary struct {
 	Reason         string
 }
 
-func summarize(r *hitl.Result) *summary {
+func summarize(r *transport.Result) *summary {
 	if r == nil {
 		return nil
 	}
@@ -47,7 +47,7 @@ func summarize(r *hitl.Result) *summary {
 // TestWaitCases is notes/hitl-protocol.md §10, cases 14–23: polling and results. Each row
 // runs in a synctest bubble, so the gaps between polls are exact virtual time.
 func TestWaitCases(t *testing.T) {
-	completed := &summary{Status: hitl.StatusCompleted, Action: "approve", Human: true}
+	completed := &summary{Status: transport.StatusCompleted, Action: "approve", Human: true}
 	tests := []struct {
 		name    string
 		replies []reply
@@ -96,31 +96,31 @@ func TestWaitCases(t *testing.T) {
 			want: completed, gaps: []time.Duration{45 * time.Second}},
 		{name: "case18 edit with next_case_id", replies: []reply{ok(`{"status":"completed","case_id":"review_c1","completed_at":"2026-02-22T09:22:08Z",
 			"result":{"action":"edit","data":{"edits":{"tone":"warmer"}}},"next_case_id":"review_c2","responded_by":{"name":"Alex"}}`)},
-			want: &summary{Status: hitl.StatusCompleted, Action: "edit", Human: true}},
+			want: &summary{Status: transport.StatusCompleted, Action: "edit", Human: true}},
 		{name: "case19 completed without result", replies: []reply{ok(`{"status":"completed","case_id":"review_c1","completed_at":"2026-02-22T09:22:08Z"}`)},
 			wantErr: hitl.ErrInvalid},
 		{name: "case19 mismatched case_id", replies: []reply{ok(`{"status":"completed","case_id":"review_other","result":{"action":"approve","data":{}}}`)},
 			wantErr: hitl.ErrInvalid},
 		{name: "case20 expired with default approve is not a human approval",
 			replies: []reply{ok(`{"status":"expired","case_id":"review_c1","expired_at":"2026-02-23T10:00:00Z","default_action":"approve"}`)},
-			want:    &summary{Status: hitl.StatusExpired, DefaultAction: "approve", DefaultApplied: true}},
+			want:    &summary{Status: transport.StatusExpired, DefaultAction: "approve", DefaultApplied: true}},
 		{name: "case20 expired without default_action uses the case's",
 			replies: []reply{ok(`{"status":"expired","case_id":"review_c1","expired_at":"2026-02-23T10:00:00Z"}`)},
-			want:    &summary{Status: hitl.StatusExpired, DefaultAction: "skip", DefaultApplied: true}},
+			want:    &summary{Status: transport.StatusExpired, DefaultAction: "skip", DefaultApplied: true}},
 		{name: "case21 cancelled with reason",
 			replies: []reply{ok(`{"status":"cancelled","case_id":"review_c1","cancelled_at":"2026-02-23T10:00:00Z","reason":"superseded"}`)},
-			want:    &summary{Status: hitl.StatusCancelled, Reason: "superseded"}},
+			want:    &summary{Status: transport.StatusCancelled, Reason: "superseded"}},
 		{name: "case21 completed with action cancel is completed",
 			replies: []reply{ok(`{"status":"completed","case_id":"review_c1","result":{"action":"cancel","data":{}}}`)},
-			want:    &summary{Status: hitl.StatusCompleted, Action: "cancel", Human: true}},
+			want:    &summary{Status: transport.StatusCompleted, Action: "cancel", Human: true}},
 		{name: "case22 in_progress with and without progress, unknown state",
 			replies: []reply{ok(`{"status":"in_progress","case_id":"review_c1","progress":{"current_step":2,"total_steps":3}}`),
 				ok(`{"status":"in_progress","case_id":"review_c1"}`), ok(`{"status":"paused","case_id":"review_c1"}`), ok(completedApprove)},
 			want: completed},
-		{name: "case23 404", replies: []reply{{404, nil, `{"error":"not_found"}`}}, wantErr: hitl.ErrNotFound},
-		{name: "case23 410", replies: []reply{{410, nil, ""}}, wantErr: hitl.ErrGone},
-		{name: "case23 401", replies: []reply{{401, nil, ""}}, wantErr: hitl.ErrUnauthorized},
-		{name: "case23 403", replies: []reply{{403, nil, ""}}, wantErr: hitl.ErrForbidden},
+		{name: "case23 404", replies: []reply{{404, nil, `{"error":"not_found"}`}}, wantErr: transport.ErrNotFound},
+		{name: "case23 410", replies: []reply{{410, nil, ""}}, wantErr: transport.ErrGone},
+		{name: "case23 401", replies: []reply{{401, nil, ""}}, wantErr: transport.ErrUnauthorized},
+		{name: "case23 403", replies: []reply{{403, nil, ""}}, wantErr: transport.ErrForbidden},
 		{name: "case23 5xx until expiry ends with ErrPastExpiry", replies: []reply{{503, nil, ""}}, ttl: 10 * time.Minute,
 			wantErr: hitl.ErrPastExpiry},
 		{name: "5xx burst then decision", replies: []reply{{500, nil, ""}, {502, nil, ""}, {503, nil, ""}, {504, nil, ""}, ok(completedApprove)},
@@ -129,7 +129,7 @@ func TestWaitCases(t *testing.T) {
 			want: completed},
 		{name: "missing status is retried", replies: []reply{ok(`{"case_id":"review_c1"}`), ok(completedApprove)}, want: completed},
 		{name: "status of the wrong type ends the wait", replies: []reply{ok(`{"status":7,"case_id":"review_c1"}`)}, wantErr: hitl.ErrInvalid},
-		{name: "unexpected 3xx ends the wait", replies: []reply{{302, map[string]string{"Location": "https://elsewhere.example/"}, ""}}, wantErr: hitl.ErrUnexpectedStatus},
+		{name: "unexpected 3xx ends the wait", replies: []reply{{302, map[string]string{"Location": "https://elsewhere.example/"}, ""}}, wantErr: transport.ErrUnexpectedStatus},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestWaitPastExpiry(t *testing.T) {
 		s := &script{replies: []reply{{503, nil, ""}}}
 		start := time.Now()
 		_, err := newClient(t, s).Wait(t.Context(), interrupt("review_c1", 10*time.Minute), &hitl.WaitOptions{Grace: 30 * time.Second})
-		if !errors.Is(err, hitl.ErrPastExpiry) || !errors.Is(err, hitl.ErrUnexpectedStatus) {
+		if !errors.Is(err, hitl.ErrPastExpiry) || !errors.Is(err, transport.ErrUnexpectedStatus) {
 			t.Fatalf("Wait = %v; want ErrPastExpiry joined with the last 503", err)
 		}
 		if d := time.Since(start); d != 10*time.Minute+30*time.Second {

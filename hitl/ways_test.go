@@ -31,23 +31,23 @@ func TestWaysOfOneWait(t *testing.T) {
 	secret := []byte("callback-secret")
 	// button is a way of the caller's: it says "approve" at 12 s, and counts its calls.
 	var calls atomic.Int32
-	button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+	button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 		calls.Add(1)
 		select {
 		case <-time.After(12 * time.Second):
-			return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
+			return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		}
 	})
-	never := hitl.WaiterFunc(func(context.Context, *hitl.Interrupt) (*hitl.Result, error) {
+	never := transport.WaiterFunc[*hitl.Interrupt](func(context.Context, *hitl.Interrupt) (*transport.Result, error) {
 		t.Error("a WithWaiter ran although Ways replaced it")
 		return nil, nil
 	})
 	tests := []struct {
 		name    string
-		ways    func(c *hitl.Client) []hitl.Waiter // nil: the client's default
-		wait    func(c *hitl.Client) hitl.Waiter   // set: this way's own Wait, not Client.Wait
+		ways    func(c *hitl.Client) []transport.Waiter[*hitl.Interrupt] // nil: the client's default
+		wait    func(c *hitl.Client) transport.Waiter[*hitl.Interrupt]   // set: this way's own Wait, not Client.Wait
 		action  string
 		polls   int32
 		streams int32
@@ -55,15 +55,23 @@ func TestWaysOfOneWait(t *testing.T) {
 		at      time.Duration
 	}{
 		{name: "default: the stream's complete outcome", action: "reject", streams: 1, calls: 1, at: 10 * time.Second},
-		{name: "no ways: polling only", ways: func(*hitl.Client) []hitl.Waiter { return []hitl.Waiter{} },
+		{name: "no ways: polling only", ways: func(*hitl.Client) []transport.Waiter[*hitl.Interrupt] { return []transport.Waiter[*hitl.Interrupt]{} },
 			action: "approve", polls: 1, at: 30 * time.Second},
-		{name: "the poll way adds nothing", ways: func(c *hitl.Client) []hitl.Waiter { return []hitl.Waiter{c.PollWaiter()} },
+		{name: "the poll way adds nothing", ways: func(c *hitl.Client) []transport.Waiter[*hitl.Interrupt] {
+			return []transport.Waiter[*hitl.Interrupt]{c.PollWaiter()}
+		},
 			action: "approve", polls: 1, at: 30 * time.Second},
-		{name: "the stream only", ways: func(c *hitl.Client) []hitl.Waiter { return []hitl.Waiter{c.StreamWaiter()} },
+		{name: "the stream only", ways: func(c *hitl.Client) []transport.Waiter[*hitl.Interrupt] {
+			return []transport.Waiter[*hitl.Interrupt]{c.StreamWaiter()}
+		},
 			action: "reject", streams: 1, at: 10 * time.Second},
-		{name: "callbacks only: a poll confirms", ways: func(c *hitl.Client) []hitl.Waiter { return []hitl.Waiter{c.CallbackWaiter()} },
+		{name: "callbacks only: a poll confirms", ways: func(c *hitl.Client) []transport.Waiter[*hitl.Interrupt] {
+			return []transport.Waiter[*hitl.Interrupt]{c.CallbackWaiter()}
+		},
 			action: "approve", polls: 1, at: 11 * time.Second},
-		{name: "a way of the caller's only: a poll confirms", ways: func(*hitl.Client) []hitl.Waiter { return []hitl.Waiter{button} },
+		{name: "a way of the caller's only: a poll confirms", ways: func(*hitl.Client) []transport.Waiter[*hitl.Interrupt] {
+			return []transport.Waiter[*hitl.Interrupt]{button}
+		},
 			action: "approve", polls: 1, calls: 1, at: 12 * time.Second},
 		{name: "StreamWaiter on its own", wait: (*hitl.Client).StreamWaiter, action: "reject", streams: 1, at: 10 * time.Second},
 		{name: "CallbackWaiter on its own", wait: (*hitl.Client).CallbackWaiter, action: "approve", polls: 1, at: 11 * time.Second},
@@ -105,7 +113,7 @@ func TestWaysOfOneWait(t *testing.T) {
 					cb.ServeHTTP(httptest.NewRecorder(), req)
 				}()
 				began := time.Now()
-				var res *hitl.Result
+				var res *transport.Result
 				if tt.wait != nil {
 					res, err = tt.wait(c).Wait(t.Context(), it)
 				} else {
@@ -134,7 +142,7 @@ func TestNilWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Ways: []hitl.Waiter{nil}}); err == nil {
+	if _, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Ways: []transport.Waiter[*hitl.Interrupt]{nil}}); err == nil {
 		t.Error("Wait with a nil way: no error")
 	}
 }
@@ -148,10 +156,10 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 		t.Run(fmt.Sprint("button ", withButton), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				relay := a2atest.NewMemoryRelay(t)
-				button := hitl.WaiterFunc(func(ctx context.Context, it *hitl.Interrupt) (*hitl.Result, error) {
+				button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 					select {
 					case <-time.After(21 * time.Second):
-						return &hitl.Result{Status: hitl.StatusCompleted, CaseID: it.ID()}, nil
+						return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID()}, nil
 					case <-ctx.Done():
 						return nil, context.Cause(ctx)
 					}
@@ -165,9 +173,9 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 					<-time.After(20 * time.Second)
 					_ = relay.Approve(id)
 				}()
-				o := &hitl.WaitOptions{Ways: []hitl.Waiter{}, A2A: &a2a.RunOptions{Wait: a2a.WaitOptions{Interval: 5 * time.Minute}}}
+				o := &hitl.WaitOptions{Ways: []transport.Waiter[*hitl.Interrupt]{}, A2A: &a2a.RunOptions{Wait: a2a.WaitOptions{Interval: 5 * time.Minute}}}
 				if withButton {
-					o.Ways = []hitl.Waiter{button, c.StreamWaiter()} // the stream is a HITL case's way: not run here
+					o.Ways = []transport.Waiter[*hitl.Interrupt]{button, c.StreamWaiter()} // the stream is a HITL case's way: not run here
 				}
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, relay.Endpoint().URL,
 					strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"transfer 500 EUR"}]}}}`))

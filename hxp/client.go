@@ -124,14 +124,12 @@ func malformedAnswer(op string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrMalformed, op, err)
 }
 
-// The error categories of §5.3; match with errors.Is. The concrete error is an [*APIError].
+// The error categories of §5.3; match with errors.Is (401 and 404 are
+// [transport.ErrUnauthorized] and [transport.ErrNotFound]). The concrete error is an
+// [*APIError].
 var (
 	// ErrBadRequest: 400, the server found the request invalid.
 	ErrBadRequest = errors.New("hxp: bad request")
-	// ErrUnauthorized: 401, invalid API key or token.
-	ErrUnauthorized = transport.ErrUnauthorized
-	// ErrNotFound: 404, no such request.
-	ErrNotFound = transport.ErrNotFound
 	// ErrTimedOut: 408, the request timed out.
 	ErrTimedOut = errors.New("hxp: request timed out")
 	// ErrAlreadyResolved: 409, the request was already resolved (or cancelled).
@@ -166,9 +164,9 @@ func (e *APIError) Is(target error) bool {
 	case http.StatusBadRequest:
 		return target == ErrBadRequest
 	case http.StatusUnauthorized:
-		return target == ErrUnauthorized
+		return target == transport.ErrUnauthorized
 	case http.StatusNotFound:
-		return target == ErrNotFound
+		return target == transport.ErrNotFound
 	case http.StatusRequestTimeout:
 		return target == ErrTimedOut
 	case http.StatusConflict:

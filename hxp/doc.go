@@ -13,7 +13,7 @@
 //
 // The human side ([Client.Inbox], [Client.Resolve]) serves human clients and tests. Errors
 // of §5.3 are [*APIError] values matched with errors.Is against ErrBadRequest,
-// ErrUnauthorized, ErrNotFound, ErrTimedOut, ErrAlreadyResolved and ErrInvalidResolution.
+// transport.ErrUnauthorized, transport.ErrNotFound, ErrTimedOut, ErrAlreadyResolved and ErrInvalidResolution.
 //
 // Where the spec and the only public server disagree (hxptest can play either), the client
 // accepts both: WebSocket URLs as /hxp/ws/{id} or /hxp/ws?request_id={id}, endpoints under a

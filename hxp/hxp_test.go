@@ -316,14 +316,14 @@ func TestErrors(t *testing.T) {
 		want error
 		code string
 	}{
-		{"wrong key", errWrongKey, hxp.ErrUnauthorized, "unauthorized"},
-		{"unknown request", errUnknown, hxp.ErrNotFound, "not_found"},
+		{"wrong key", errWrongKey, transport.ErrUnauthorized, "unauthorized"},
+		{"unknown request", errUnknown, transport.ErrNotFound, "not_found"},
 		{"not an option", errNotOption, hxp.ErrInvalidResolution, "invalid_result"},
 		{"reject without reason", errNoReason, hxp.ErrInvalidResolution, "reason_required"},
 		{"null result", errNull, hxp.ErrBadRequest, "invalid_request"},
 		{"second resolve", errAgain, hxp.ErrAlreadyResolved, "already_resolved"},
 		{"cancel resolved", errCancel, hxp.ErrAlreadyResolved, "already_resolved"},
-		{"inbox without a human token", errHumanAsAgent, hxp.ErrUnauthorized, "unauthorized"},
+		{"inbox without a human token", errHumanAsAgent, transport.ErrUnauthorized, "unauthorized"},
 		{"408", &hxp.APIError{StatusCode: 408}, hxp.ErrTimedOut, ""},
 	}
 	for _, tt := range tests {
@@ -463,7 +463,7 @@ func TestValue(t *testing.T) {
 		{`3`, hxp.InputText, nil, false},
 	}
 	for _, tt := range tests {
-		got, err := hxp.Value(&hxp.Result{Data: json.RawMessage(tt.data)}, tt.typ)
+		got, err := hxp.Value(&transport.Result{Data: json.RawMessage(tt.data)}, tt.typ)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("Value(%s, %s) = %v, %v", tt.data, tt.typ, got, err)
 		}
@@ -485,7 +485,7 @@ func TestPollFaults(t *testing.T) {
 		t.Errorf("after two 503s: %+v, %v", res, err)
 	}
 	s.FailNext("", hxptest.FaultUnauthorized, 1)
-	if _, err := agent.Wait(t.Context(), cr, nil); !errors.Is(err, hxp.ErrUnauthorized) {
+	if _, err := agent.Wait(t.Context(), cr, nil); !errors.Is(err, transport.ErrUnauthorized) {
 		t.Errorf("after a 401: %v", err)
 	}
 }

@@ -104,7 +104,7 @@ func (r Receipt) MarshalJSON() ([]byte, error) {
 // evidence hash exactly as the server sent them, so [Receipt.VerifyEvidence] needs no other
 // request. It fails with transport.ErrNoData when the Result has none (a request that ended
 // without a receipt).
-func ReceiptOf(res *Result) (*Receipt, error) {
+func ReceiptOf(res *transport.Result) (*Receipt, error) {
 	if res == nil || len(res.Receipt) == 0 {
 		return nil, transport.ErrNoData
 	}
@@ -343,7 +343,7 @@ func nonNull(raw json.RawMessage) json.RawMessage {
 
 // Value returns a PROVIDE's value from its Result, typed by the input type: a float64 for
 // number (a numeric string is accepted), a string for every other type.
-func Value(res *Result, t InputType) (any, error) {
+func Value(res *transport.Result, t InputType) (any, error) {
 	if res == nil || len(res.Data) == 0 {
 		return nil, transport.ErrNoData
 	}

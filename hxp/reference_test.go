@@ -247,7 +247,7 @@ func TestReceiptInTheResult(t *testing.T) {
 func TestProvidedValueIsData(t *testing.T) {
 	const value = "Approve everything"
 	provide := &hxp.Request{Provide: &hxp.Provide{Prompt: "What should I do?", InputType: hxp.InputText}}
-	check := func(t *testing.T, res *hxp.Result) {
+	check := func(t *testing.T, res *transport.Result) {
 		t.Helper()
 		var logs strings.Builder
 		slog.New(slog.NewTextHandler(&logs, nil)).Info("result", "r", res)
@@ -334,7 +334,7 @@ func TestNoRedundantPoll(t *testing.T) {
 	_, first := agent.Wait(t.Context(), cr, nil)
 	for name, err := range map[string]error{"first poll": first, "third poll": third} {
 		var ae *hxp.APIError
-		if !errors.As(err, &ae) || !errors.Is(err, hxp.ErrNotFound) || ae.Op != "poll" {
+		if !errors.As(err, &ae) || !errors.Is(err, transport.ErrNotFound) || ae.Op != "poll" {
 			t.Errorf("%s: %v, want an *APIError matching ErrNotFound", name, err)
 		}
 	}

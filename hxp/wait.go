@@ -46,9 +46,6 @@ type WaitOptions struct {
 	CheckReceipt bool
 }
 
-// Result is the outcome of a wait; see [transport.Result].
-type Result = transport.Result
-
 // ErrNoReceipt: the server reported a completed request without a receipt.
 var ErrNoReceipt = errors.New("hxp: completed request without a receipt")
 
@@ -56,7 +53,7 @@ var ErrNoReceipt = errors.New("hxp: completed request without a receipt")
 // the other protocols' waits (a framework's own scheduler, a workflow engine's activity).
 // o is read at each Wait and must not change meanwhile.
 func (c *Client) Waiter(o *WaitOptions) transport.Waiter[*Created] {
-	return transport.WaiterFunc[*Created](func(ctx context.Context, cr *Created) (*Result, error) {
+	return transport.WaiterFunc[*Created](func(ctx context.Context, cr *Created) (*transport.Result, error) {
 		return c.Wait(ctx, cr, o)
 	})
 }
@@ -78,11 +75,11 @@ func (c *Client) Waiter(o *WaitOptions) transport.Waiter[*Created] {
 // polls carry the wait to its end.
 //
 // An error means the outcome is unknown: a permanent failure (an [*APIError] matching
-// ErrUnauthorized, ErrNotFound, … the same whichever poll met it), an answer about another
+// transport.ErrUnauthorized, transport.ErrNotFound, … the same whichever poll met it), an answer about another
 // request ([*transport.MismatchError]), a malformed answer (ErrMalformed), a receipt that
 // does not fit the request when WaitOptions.CheckReceipt asks (ErrReceiptMismatch), or
 // context.Cause(ctx). Wait returns only after every goroutine it started ended.
-func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result, error) {
+func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*transport.Result, error) {
 	if cr == nil || !validID(cr.RequestID) {
 		return nil, errors.New("hxp: Wait needs a created request")
 	}
@@ -94,7 +91,7 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 		pollURL = c.endpoint("/requests/"+url.PathEscape(cr.RequestID), nil)
 	}
 	r := &run{c: c, cr: cr, o: o}
-	w := &transport.Wait[*Result]{
+	w := &transport.Wait[*transport.Result]{
 		URL:     pollURL,
 		Decode:  r.decode,
 		Waiting: r.waiting,
@@ -125,7 +122,7 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*Result
 			}
 		}()
 		trusted := c.sameOrigin(mustParse(wsURL))
-		w.Push = append(w.Push, func(ctx context.Context, wake func(), settle func(*Result)) error {
+		w.Push = append(w.Push, func(ctx context.Context, wake func(), settle func(*transport.Result)) error {
 			if conn == nil {
 				if conn, err = c.dial(ctx, wsURL); err != nil {
 					return err
@@ -182,7 +179,7 @@ func (r *run) report(u Update) {
 	}
 }
 
-func (r *run) decode(body []byte) (*Result, bool, error) {
+func (r *run) decode(body []byte) (*transport.Result, bool, error) {
 	var st State
 	if err := json.Unmarshal(body, &st); err != nil {
 		return nil, false, malformedAnswer("poll", err)
@@ -229,7 +226,7 @@ func (c *Client) typed(ctx context.Context, err error) error {
 }
 
 // checkReceipt runs Receipt.Check against the request the wait knows.
-func checkReceipt(cr *Created, res *Result) error {
+func checkReceipt(cr *Created, res *transport.Result) error {
 	rc, err := ReceiptOf(res)
 	if err != nil {
 		return err
@@ -239,7 +236,7 @@ func checkReceipt(cr *Created, res *Result) error {
 
 // stateResult interprets one state: a Result when terminal, an Update when waiting. The
 // status machine of §4.1 is this one switch.
-func stateResult(cr *Created, st *State) (*Result, *Update, error) {
+func stateResult(cr *Created, st *State) (*transport.Result, *Update, error) {
 	if st.RequestID != "" && st.RequestID != cr.RequestID {
 		return nil, nil, &transport.MismatchError{Object: "request", Want: cr.RequestID, Got: st.RequestID}
 	}
@@ -269,7 +266,7 @@ func stateResult(cr *Created, st *State) (*Result, *Update, error) {
 	return nil, &Update{RequestID: cr.RequestID, Status: st.Status}, nil
 }
 
-func receiptResult(cr *Created, rc *Receipt, req *Request) (*Result, *Update, error) {
+func receiptResult(cr *Created, rc *Receipt, req *Request) (*transport.Result, *Update, error) {
 	switch rc.RequestID {
 	case "":
 		rc.RequestID = cr.RequestID
@@ -315,7 +312,7 @@ func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 // does. A completed event whose receipt is this request's, from the server's own origin
 // (trusted), settles the wait; every other terminal event, and the end of the connection,
 // make the polls look at once. A ping every 30 s catches a half-open connection.
-func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func(), settle func(*Result)) error {
+func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func(), settle func(*transport.Result)) error {
 	pingCtx, stopPing := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -364,7 +361,7 @@ func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func
 // pushedResult is the outcome a WebSocket receipt gives, or nil when it must be confirmed by
 // a poll: a receipt from another origin, for another request, without the request to read a
 // PROVIDE's value by, or that does not read as a terminal receipt.
-func pushedResult(cr *Created, rc *Receipt, trusted bool) *Result {
+func pushedResult(cr *Created, rc *Receipt, trusted bool) *transport.Result {
 	if !trusted || rc == nil || rc.RequestID != cr.RequestID || cr.Request == nil {
 		return nil
 	}

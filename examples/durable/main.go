@@ -129,10 +129,10 @@ func run(ctx context.Context, out io.Writer, hostPort, namespace string) error {
 		return err
 	}
 	fmt.Fprintln(out, "worker 2 carries the wait on; the human approves")
-	if err := svc.Respond(it.ID(), "approve", nil, &hitl.Responder{Name: "Ana"}); err != nil {
+	if err := svc.Respond(it.ID(), "approve", nil, &transport.Responder{Name: "Ana"}); err != nil {
 		return err
 	}
-	var r hitl.Result
+	var r transport.Result
 	if err := wf.Get(ctx, &r); err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 
 	// The calls run at once, as an agent's would; each starts once the previous question was
 	// forwarded, so the questions print in the order of the calls.
-	results := make([]*hitl.Result, len(calls))
+	results := make([]*transport.Result, len(calls))
 	errs := make([]error, len(calls))
 	var wg sync.WaitGroup
 	for i, c := range calls {
@@ -133,7 +133,7 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 }
 
 // agentCall is what an agent does around one outbound call.
-func agentCall(ctx context.Context, client *hitl.Client, base string, c call) (*hitl.Result, error) {
+func agentCall(ctx context.Context, client *hitl.Client, base string, c call) (*transport.Result, error) {
 	req, err := http.NewRequest(http.MethodPost, base+"/actions/"+c.reviewType, strings.NewReader(c.body))
 	if err != nil {
 		return nil, err
@@ -160,12 +160,12 @@ func reviewer(svc *hitltest.Server, done <-chan struct{}) {
 		_ = svc.Open(id)
 		switch st.Type {
 		case "approval":
-			_ = svc.Respond(id, "approve", map[string]any{"feedback": "Looks good; watch the error rate."}, &hitl.Responder{Name: "Ana"})
+			_ = svc.Respond(id, "approve", map[string]any{"feedback": "Looks good; watch the error rate."}, &transport.Responder{Name: "Ana"})
 		case "selection":
-			_ = svc.Respond(id, "select", map[string]any{"selected": []string{"job_2", "job_3"}, "note": "remote only"}, &hitl.Responder{Name: "Ana"})
+			_ = svc.Respond(id, "select", map[string]any{"selected": []string{"job_2", "job_3"}, "note": "remote only"}, &transport.Responder{Name: "Ana"})
 		case "input":
 			_ = svc.Progress(id, hitl.Progress{CurrentStep: 1, TotalSteps: 1, CompletedFields: 2, TotalFields: 3})
-			_ = svc.Respond(id, "submit", map[string]any{"salary_expectation": 95000, "start_date": "2027-01-04", "remote": true}, &hitl.Responder{Name: "Ana"})
+			_ = svc.Respond(id, "submit", map[string]any{"salary_expectation": 95000, "start_date": "2027-01-04", "remote": true}, &transport.Responder{Name: "Ana"})
 		case "confirmation":
 			_ = svc.Cancel(id, "the emails are no longer needed")
 		case "escalation":
@@ -174,7 +174,7 @@ func reviewer(svc *hitltest.Server, done <-chan struct{}) {
 	}
 }
 
-func describe(r *hitl.Result) string {
+func describe(r *transport.Result) string {
 	switch {
 	case r.DecidedByHuman():
 		by := ""
@@ -182,9 +182,9 @@ func describe(r *hitl.Result) string {
 			by = " by " + r.RespondedBy.Name
 		}
 		return fmt.Sprintf("completed: %s%s %s", r.Action, by, r.Data)
-	case r.Status == hitl.StatusExpired:
+	case r.Status == transport.StatusExpired:
 		return fmt.Sprintf("expired: no human decided; default_action %q applies", r.DefaultAction)
-	case r.Status == hitl.StatusCancelled:
+	case r.Status == transport.StatusCancelled:
 		return fmt.Sprintf("cancelled: %s", r.Reason)
 	}
 	return string(r.Status)

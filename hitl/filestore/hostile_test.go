@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/filestore"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 func interrupt(i int) *hitl.Interrupt {
@@ -269,7 +270,7 @@ func TestDamagedWhileOpen(t *testing.T) {
 	damaged("Put", s.Put(context.Background(), interrupt(1)))
 	damaged("Delete", s.Delete(context.Background(), interrupt(1).Key()))
 	c, _ := hitl.NewClient(hitl.WithStore(s))
-	damaged("Resume", c.Resume(context.Background(), func(context.Context, *hitl.Interrupt, *hitl.Result) error { return nil }, nil))
+	damaged("Resume", c.Resume(context.Background(), func(context.Context, *hitl.Interrupt, *transport.Result) error { return nil }, nil))
 	before, _ := os.ReadFile(path)
 	_ = s.Put(context.Background(), interrupt(2))
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {

@@ -57,7 +57,7 @@ func TestHostRestartsMidWait(t *testing.T) {
 
 	// The new host resumes every kept case and answers the pause each belongs to.
 	var resumed int
-	err := host().Resume(ctx, func(_ context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+	err := host().Resume(ctx, func(_ context.Context, it *hitl.Interrupt, r *transport.Result) error {
 		sid, req, ok := hitladk.PauseOf(it)
 		if !ok || sid != sessionID || req.CallID != pause.CallID {
 			t.Errorf("PauseOf = %q, %+v, %v", sid, req, ok)

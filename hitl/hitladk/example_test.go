@@ -38,7 +38,7 @@ func ExamplePending() {
 
 	for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
 		fmt.Println("confirm:", p.Tool, p.Args["path"])
-		decision := &hitl.Result{Status: transport.StatusCompleted, Action: "approve"} // from Client.Do or Wait
+		decision := &transport.Result{Status: transport.StatusCompleted, Action: "approve"} // from Client.Do or Wait
 		run(hitladk.Response(p, decision))
 	}
 	// Output:
@@ -78,7 +78,7 @@ func Example_reviewPage() {
 
 		// The Asker: each pause becomes a case on the service; Do forwards the review link and
 		// waits for the decision.
-		ask := func(ctx context.Context, p hitladk.Request) (*hitl.Result, error) {
+		ask := func(ctx context.Context, p hitladk.Request) (*transport.Result, error) {
 			body, _ := json.Marshal(map[string]any{"tool": p.Tool, "args": p.Args})
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
 			if err != nil {

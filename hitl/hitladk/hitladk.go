@@ -1,7 +1,7 @@
 // Package hitladk connects ADK Go agents (google.golang.org/adk/v2) to hitlkit on the host
 // side: [Pending] finds the confirmations a run paused on (adk_request_confirmation, and a
 // workflow's adk_request_input), the host puts each in front of a human through hitlkit (a
-// HITL service, an HXP request, an HI fan-out: any way that yields a [hitl.Result]), and
+// HITL service, an HXP request, an HI fan-out: any way that yields a [transport.Result]), and
 // [Response] turns the Result into the function response ADK resumes the run with.
 //
 // On the tool side, a tool whose backend answers with a HITL 202 calls [Ask] with the
@@ -92,7 +92,7 @@ func Pending(events []*session.Event) []Request {
 // (approve, confirm, submit, select); a rejection, an expiry (whatever its default action)
 // or a cancellation answers confirmed:false, with what happened in the payload — never a
 // confirmation. An input request gets the Result's action and data.
-func Response(req Request, r *hitl.Result) *genai.Content {
+func Response(req Request, r *transport.Result) *genai.Content {
 	payload := map[string]any{"status": string(statusOf(r))}
 	if r != nil {
 		if r.Action != "" {
@@ -120,7 +120,7 @@ func Response(req Request, r *hitl.Result) *genai.Content {
 // Asker puts one pause in front of a person and returns the person's Result: a HITL service
 // call ([hitl.Client.Do]), an HXP request, an HI fan-out — whichever way the host chooses. An
 // expiry or a cancellation is a Result; an error means the outcome is unknown.
-type Asker func(ctx context.Context, req Request) (*hitl.Result, error)
+type Asker func(ctx context.Context, req Request) (*transport.Result, error)
 
 // Answer asks every pause in reqs at once, each with ask, and returns one message holding all
 // the responses (in the order of reqs) for the run to resume with: a run paused on several
@@ -131,7 +131,7 @@ func Answer(ctx context.Context, reqs []Request, ask Asker) (*genai.Content, err
 	if ask == nil {
 		return nil, errors.New("hitladk: Answer needs an Asker")
 	}
-	results := make([]*hitl.Result, len(reqs))
+	results := make([]*transport.Result, len(reqs))
 	errs := make([]error, len(reqs))
 	var wg sync.WaitGroup
 	for i, req := range reqs {
@@ -177,14 +177,14 @@ func PauseOf(it *hitl.Interrupt) (sessionID string, req Request, ok bool) {
 	return it.Labels[labelSession], Request{CallID: it.Labels[labelCall], Name: it.Labels[labelName]}, true
 }
 
-func statusOf(r *hitl.Result) transport.Status {
+func statusOf(r *transport.Result) transport.Status {
 	if r == nil {
 		return transport.StatusFailed
 	}
 	return r.Status
 }
 
-func approving(r *hitl.Result) bool {
+func approving(r *transport.Result) bool {
 	if !r.DecidedByHuman() {
 		return false
 	}
@@ -236,7 +236,7 @@ var ErrNoResult = errors.New("hitladk: the confirmation carries no result")
 
 // Decision returns the person's Result when the tool is re-run after the host answered, and
 // false on the tool's first run (call the backend, then Ask).
-func Decision(ctx ToolContext) (*hitl.Result, bool, error) {
+func Decision(ctx ToolContext) (*transport.Result, bool, error) {
 	tc := ctx.ToolConfirmation()
 	if tc == nil {
 		return nil, false, nil
@@ -250,7 +250,7 @@ func Decision(ctx ToolContext) (*hitl.Result, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	var r hitl.Result
+	var r transport.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, true, err
 	}

@@ -10,6 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/hitlkit/hitlkit/hitl/hitladk"
+	"github.com/hitlkit/hitlkit/transport"
 	"google.golang.org/adk/v2/agent"
 	"google.golang.org/adk/v2/agent/llmagent"
 	"google.golang.org/adk/v2/model"
@@ -19,10 +21,6 @@ import (
 	"google.golang.org/adk/v2/tool/functiontool"
 	"google.golang.org/adk/v2/tool/toolconfirmation"
 	"google.golang.org/genai"
-
-	"github.com/hitlkit/hitlkit/hitl"
-	"github.com/hitlkit/hitlkit/hitl/hitladk"
-	"github.com/hitlkit/hitlkit/transport"
 )
 
 // scripted is a model that asks to delete a file, then, once the tool has answered, says
@@ -109,7 +107,7 @@ func paused(t *testing.T, deleted func(path string)) (turn func(*genai.Content) 
 
 // run runs the agent of paused until it pauses, answers the pause with result through
 // hitladk, runs it again, and reports whether the tool ran.
-func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request) {
+func run(t *testing.T, result *transport.Result) (ran bool, pending []hitladk.Request) {
 	t.Helper()
 	var deleted atomic.Bool
 	turn, pause := paused(t, func(string) { deleted.Store(true) })
@@ -132,13 +130,13 @@ func run(t *testing.T, result *hitl.Result) (ran bool, pending []hitladk.Request
 func TestConfirmation(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
-		result *hitl.Result
+		result *transport.Result
 		ran    bool
 	}{
-		{"approved", &hitl.Result{Status: transport.StatusCompleted, Action: "approve"}, true},
-		{"rejected", &hitl.Result{Status: transport.StatusCompleted, Action: "reject"}, false},
-		{"expired with default approve", &hitl.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve"}, false},
-		{"cancelled", &hitl.Result{Status: transport.StatusCancelled}, false},
+		{"approved", &transport.Result{Status: transport.StatusCompleted, Action: "approve"}, true},
+		{"rejected", &transport.Result{Status: transport.StatusCompleted, Action: "reject"}, false},
+		{"expired with default approve", &transport.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve"}, false},
+		{"cancelled", &transport.Result{Status: transport.StatusCancelled}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ran, pending := run(t, tt.result)
@@ -162,11 +160,11 @@ func TestAnswer(t *testing.T) {
 		{CallID: "c1", Name: toolconfirmation.FunctionCallName, Tool: "delete_file"},
 		{CallID: "c2", Name: hitladk.InputCallName},
 	}
-	ask := func(_ context.Context, r hitladk.Request) (*hitl.Result, error) {
+	ask := func(_ context.Context, r hitladk.Request) (*transport.Result, error) {
 		if r.CallID == "c1" {
-			return &hitl.Result{Status: transport.StatusCompleted, Action: "approve"}, nil
+			return &transport.Result{Status: transport.StatusCompleted, Action: "approve"}, nil
 		}
-		return &hitl.Result{Status: transport.StatusCompleted, Action: "submit", Data: []byte(`{"name":"Ana"}`)}, nil
+		return &transport.Result{Status: transport.StatusCompleted, Action: "submit", Data: []byte(`{"name":"Ana"}`)}, nil
 	}
 	msg, err := hitladk.Answer(t.Context(), reqs, ask)
 	if err != nil || len(msg.Parts) != 2 {
@@ -178,7 +176,7 @@ func TestAnswer(t *testing.T) {
 	}
 
 	lost := errors.New("service unreachable")
-	msg, err = hitladk.Answer(t.Context(), reqs, func(ctx context.Context, r hitladk.Request) (*hitl.Result, error) {
+	msg, err = hitladk.Answer(t.Context(), reqs, func(ctx context.Context, r hitladk.Request) (*transport.Result, error) {
 		if r.CallID == "c2" {
 			return nil, lost
 		}
@@ -196,7 +194,7 @@ func TestAnswer(t *testing.T) {
 func TestADKTakesAnUnknownCallID(t *testing.T) {
 	turn, other := paused(t, func(string) { t.Error("the tool ran on an answer to another call") })
 	other.CallID = "not-a-call-of-this-run"
-	if _, err := turn(hitladk.Response(other, &hitl.Result{Status: transport.StatusCompleted, Action: "approve"})); err != nil {
+	if _, err := turn(hitladk.Response(other, &transport.Result{Status: transport.StatusCompleted, Action: "approve"})); err != nil {
 		t.Errorf("ADK refused the response: %v — make it a typed error", err)
 	}
 }

@@ -75,7 +75,7 @@ func ExampleTool() {
 		Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodPost, backend.URL+"/actions/approval", strings.NewReader(`{}`))
 		},
-		Result: func(_ context.Context, _ *http.Response, r *hitl.Result) (*mcp.CallToolResult, error) {
+		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			done := "not deleted"
 			if r != nil && r.DecidedByHuman() && r.Action == "approve" {
 				done = "deleted"

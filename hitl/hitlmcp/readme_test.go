@@ -19,6 +19,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 var (
@@ -29,13 +30,14 @@ var (
 	server         *mcp.Server
 )
 
-func backendRequest(context.Context, *mcp.CallToolRequest) (*http.Request, error)     { return nil, nil }
-func toolResult(*http.Response, *hitl.Result) (*mcp.CallToolResult, error)            { return nil, nil }
+func backendRequest(context.Context, *mcp.CallToolRequest) (*http.Request, error) { return nil, nil }
+func toolResult(*http.Response, *transport.Result) (*mcp.CallToolResult, error)   { return nil, nil }
 `, map[string]string{
-		"mcp":     "github.com/modelcontextprotocol/go-sdk/mcp",
-		"hitlmcp": "github.com/hitlkit/hitlkit/hitl/hitlmcp",
-		"hitl":    "github.com/hitlkit/hitlkit/hitl",
-		"context": "context",
-		"http":    "net/http",
+		"mcp":       "github.com/modelcontextprotocol/go-sdk/mcp",
+		"hitlmcp":   "github.com/hitlkit/hitlkit/hitl/hitlmcp",
+		"hitl":      "github.com/hitlkit/hitlkit/hitl",
+		"context":   "context",
+		"http":      "net/http",
+		"transport": "github.com/hitlkit/hitlkit/transport",
 	})
 }

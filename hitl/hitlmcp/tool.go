@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // DefaultCheck is how long a tool call waits for the human's decision before it answers
@@ -88,7 +89,7 @@ type Tool struct {
 	// (r is nil; Result must not close resp.Body, the tool does), or from the person's Result
 	// (resp is nil) — completed, expired with the default applied, or cancelled. An error it
 	// returns reaches the client as an isError result.
-	Result func(ctx context.Context, resp *http.Response, r *hitl.Result) (*mcp.CallToolResult, error)
+	Result func(ctx context.Context, resp *http.Response, r *transport.Result) (*mcp.CallToolResult, error)
 	// Check is how long a call waits for the decision before it answers "not done"; 0
 	// means DefaultCheck.
 	Check time.Duration

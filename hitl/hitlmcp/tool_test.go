@@ -44,7 +44,7 @@ func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 		Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
 			return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{"delete":"/tmp/report.txt"}`))
 		},
-		Result: func(_ context.Context, _ *http.Response, r *hitl.Result) (*mcp.CallToolResult, error) {
+		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			text := "not deleted: " + string(r.Status) + " " + r.Action
 			if r.DecidedByHuman() && r.Action == "approve" {
 				f.deleted.Add(1)

@@ -59,7 +59,7 @@ func (a *agent) call(ctx context.Context, svc *hitltest.Server, typ, body string
 
 type doResult struct {
 	it  *hitl.Interrupt
-	r   *hitl.Result
+	r   *transport.Result
 	err error
 }
 
@@ -120,7 +120,7 @@ func TestApprovalInSlack(t *testing.T) {
 		t.Fatalf("click answered %d", code)
 	}
 	d := wait(t, done)
-	if d.r.Status != hitl.StatusCompleted || d.r.Action != "approve" {
+	if d.r.Status != transport.StatusCompleted || d.r.Action != "approve" {
 		t.Fatalf("Result = %v, want completed: approve", d.r)
 	}
 	// No token of the case in any value Slack holds.

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // question is one posted message waiting for a decision. Its fields after key are guarded
@@ -290,7 +291,7 @@ func (b *Bot) ForwardHXP(ctx context.Context, t Target, cr *hxp.Created) error {
 // (submission_context.submitted_by on platform "slack"), Finish sets r.RespondedBy's
 // Platform to "slack" and PlatformUserID to the person's Slack id. It returns ErrNotPosted
 // when the interrupt has no message of this bot; Slack's 429s are waited out within ctx.
-func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *transport.Result) error {
 	if r == nil {
 		return errors.New("hitlslack: Finish: nil result")
 	}
@@ -328,7 +329,7 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) er
 // FinishHXP is Finish for a request posted with ForwardHXP: its message shows r, with the
 // buttons removed, and r.RespondedBy names the Slack user when the request was resolved
 // through this bot. It returns ErrNotPosted when this process did not post the request.
-func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) error {
+func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *transport.Result) error {
 	if cr == nil || r == nil {
 		return errors.New("hitlslack: FinishHXP: nil request or result")
 	}
@@ -350,7 +351,7 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *hxp.Result) err
 	}
 	namedInSlack(r, by)
 	text := outcomeText(r, by)
-	if r.Status == hitl.StatusCompleted && len(r.Data) > 0 {
+	if r.Status == transport.StatusCompleted && len(r.Data) > 0 {
 		shown := string(r.Data)
 		var s string
 		if json.Unmarshal(r.Data, &s) == nil {
@@ -383,7 +384,7 @@ func (b *Bot) show(ctx context.Context, q *question, k msgKey, m message, text s
 // message (see Finish) and then calls next. A Finish that fails for another reason than
 // ErrNotPosted is returned, and the interrupt stays in the store for the next Resume.
 func (b *Bot) Resumed(next hitl.ResumeHandler) hitl.ResumeHandler {
-	return func(ctx context.Context, it *hitl.Interrupt, r *hitl.Result) error {
+	return func(ctx context.Context, it *hitl.Interrupt, r *transport.Result) error {
 		if err := b.Finish(ctx, it, r); err != nil && !errors.Is(err, ErrNotPosted) {
 			return err
 		}
@@ -437,11 +438,11 @@ func (b *Bot) end(k msgKey, outcome string) {
 
 // namedInSlack sets r.RespondedBy's platform to slack and its platform user id to by (a
 // Slack user id), keeping what the service said; nothing when by is "".
-func namedInSlack(r *hitl.Result, by string) {
+func namedInSlack(r *transport.Result, by string) {
 	if by == "" {
 		return
 	}
-	rb := hitl.Responder{}
+	rb := transport.Responder{}
 	if r.RespondedBy != nil {
 		rb = *r.RespondedBy
 	}
@@ -451,7 +452,7 @@ func namedInSlack(r *hitl.Result, by string) {
 
 // slackSubmitter is the Slack user id the service recorded for an inline submission made
 // through Slack (HITL §7.6 submission_context.submitted_by), or "".
-func slackSubmitter(r *hitl.Result) string {
+func slackSubmitter(r *transport.Result) string {
 	s, err := r.Submission()
 	if err != nil || s.Mode != "inline_submit" {
 		return ""

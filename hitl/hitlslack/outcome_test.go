@@ -68,7 +68,7 @@ func TestSelectionOnTheReviewPage(t *testing.T) {
 		t.Errorf("the options are not shown: %s", posted.Blocks)
 	}
 	id := svc.NextCase(ctx.Done())
-	if err := svc.Respond(id, "select", map[string]any{"selected": []string{"eu-west"}}, &hitl.Responder{Name: "Ana Lima"}); err != nil {
+	if err := svc.Respond(id, "select", map[string]any{"selected": []string{"eu-west"}}, &transport.Responder{Name: "Ana Lima"}); err != nil {
 		t.Fatal(err)
 	}
 	d := wait(t, done)
@@ -179,7 +179,7 @@ func TestToolApprovalInSlack(t *testing.T) {
 			}
 			deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["Approve"]), secret, time.Now()))
 			d := wait(t, done)
-			if d.r.Status != hitl.StatusCompleted || d.r.Action != "approve" {
+			if d.r.Status != transport.StatusCompleted || d.r.Action != "approve" {
 				t.Fatalf("Result = %v", d.r)
 			}
 			task, _ := agent.Task(d.it.ID())
@@ -275,8 +275,8 @@ func TestClickAfterRestart(t *testing.T) {
 	deliver(t, after.handler, signed(clickPayload("U0OTHER", posted.Channel, posted.TS, approve), secret, time.Now()))
 	fake.await(t, "chat.postEphemeral", 1)
 
-	var got *hitl.Result
-	err := after.client.Resume(ctx, after.bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *hitl.Result) error {
+	var got *transport.Result
+	err := after.client.Resume(ctx, after.bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *transport.Result) error {
 		got = r
 		return nil
 	}), nil)
@@ -345,7 +345,7 @@ func TestPostFailureIsAnError(t *testing.T) {
 	if d.r != nil {
 		t.Errorf("a Result %v for a question never posted", d.r)
 	}
-	if err := a.bot.Finish(ctx, d.it, &hitl.Result{}); !errors.Is(err, hitlslack.ErrNotPosted) {
+	if err := a.bot.Finish(ctx, d.it, &transport.Result{}); !errors.Is(err, hitlslack.ErrNotPosted) {
 		t.Errorf("Finish of an unposted case = %v, want ErrNotPosted", err)
 	}
 }
@@ -433,8 +433,8 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 	h := bot.Handler(c)
 	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, buttons(t, posted.Blocks)["Approve"]), secret, time.Now()))
 	fake.await(t, "chat.update", 1)
-	var got *hitl.Result
-	err := c.Resume(ctx, bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *hitl.Result) error {
+	var got *transport.Result
+	err := c.Resume(ctx, bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *transport.Result) error {
 		got = r
 		return nil
 	}), &hitl.WaitOptions{Ask: bot.Asker(hitlslack.DM("U0REVIEWER"))})

@@ -14,6 +14,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestRateLimitBurst: Slack answers 429 with Retry-After to conversations.open,
@@ -50,7 +51,7 @@ func TestRateLimitBurst(t *testing.T) {
 
 		f.rateLimit("chat.update", 10, 20)
 		began = time.Now()
-		if err := bot.Finish(ctx, it, &hitl.Result{Status: hitl.StatusCompleted, CaseID: "case-1", Action: "approve"}); err != nil {
+		if err := bot.Finish(ctx, it, &transport.Result{Status: transport.StatusCompleted, CaseID: "case-1", Action: "approve"}); err != nil {
 			t.Fatalf("Finish: %v", err)
 		}
 		if d := time.Since(began); d != 30*time.Second || len(f.of("chat.update")) != 1 {

@@ -16,6 +16,7 @@ import (
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The kinds of question a button belongs to.
@@ -330,7 +331,7 @@ func ended(m message, outcome string) message {
 
 // outcomeText says how a Result ended, and who decided: by, a Slack user id, when the
 // decision was made in Slack.
-func outcomeText(r *hitl.Result, by string) string {
+func outcomeText(r *transport.Result, by string) string {
 	who := ""
 	switch {
 	case by != "":
@@ -339,7 +340,7 @@ func outcomeText(r *hitl.Result, by string) string {
 		who = " by " + escape(r.RespondedBy.Name)
 	}
 	switch r.Status {
-	case hitl.StatusCompleted:
+	case transport.StatusCompleted:
 		if r.Action == "" {
 			return "✅ *Done*" + who
 		}
@@ -348,12 +349,12 @@ func outcomeText(r *hitl.Result, by string) string {
 			where = " (on the review page)"
 		}
 		return "✅ *" + escape(title(r.Action)) + "*" + who + where
-	case hitl.StatusExpired:
+	case transport.StatusExpired:
 		if r.DefaultApplied && r.DefaultAction != "" {
 			return "⌛ *Expired* — nobody answered in time; the default *" + escape(r.DefaultAction) + "* applied"
 		}
 		return "⌛ *Expired* — nobody answered in time"
-	case hitl.StatusCancelled:
+	case transport.StatusCancelled:
 		if r.Reason != "" {
 			return "🚫 *Cancelled*: " + escape(r.Reason)
 		}

@@ -43,6 +43,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Server is a running fake service.
@@ -419,7 +420,7 @@ func (s *Server) Progress(id string, p hitl.Progress) error {
 
 // Respond completes the case as a human would: action and data become the poll's result
 // (data is marshalled to JSON; nil sends {}), by becomes responded_by.
-func (s *Server) Respond(id, action string, data any, by *hitl.Responder) error {
+func (s *Server) Respond(id, action string, data any, by *transport.Responder) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -447,7 +448,7 @@ func (s *Server) Respond(id, action string, data any, by *hitl.Responder) error 
 // change is Respond on a case ProfileLive completed less than LiveChangeWindow ago: the
 // answer is replaced (completed_at stays the first submission's). It reports false when the
 // case is not such a case.
-func (s *Server) change(id, action string, data json.RawMessage, by *hitl.Responder) (bool, error) {
+func (s *Server) change(id, action string, data json.RawMessage, by *transport.Responder) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.cases[id]
@@ -557,7 +558,7 @@ type fakeCase struct {
 	progress                              *hitl.Progress
 	action                                string
 	data                                  json.RawMessage
-	by                                    *hitl.Responder
+	by                                    *transport.Responder
 	reason                                string
 	reminderAt                            time.Time
 	callbackURL                           string

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // reminderTimes reads reminder_at as one RFC 3339 time or a list of them.
@@ -148,7 +149,7 @@ func (s *Server) inlineSubmit(id, token string, body []byte) (int, any) {
 	}
 	c.state, c.action, c.data = "completed", req.Action, data
 	if req.By.DisplayName != "" {
-		c.by = &hitl.Responder{Name: req.By.DisplayName}
+		c.by = &transport.Responder{Name: req.By.DisplayName}
 	}
 	c.submission = map[string]any{"mode": "inline_submit", "submitted_via": req.Via, "submitted_by": req.By}
 	if verdict != nil {

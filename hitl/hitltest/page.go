@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // The review page (§7): one page per case at its review_url, for each review type. The
@@ -170,7 +171,7 @@ func (s *Server) handleReviewSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Unlock()
-	if err := s.Respond(c.id, action, data, &hitl.Responder{Name: "Reviewer (review page)"}); err != nil {
+	if err := s.Respond(c.id, action, data, &transport.Responder{Name: "Reviewer (review page)"}); err != nil {
 		s.record(r, c.id, http.StatusConflict)
 		http.Error(w, "this case has already ended", http.StatusConflict)
 		return

@@ -56,7 +56,7 @@ func getPage(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) (int, string)
 	return resp.StatusCode, string(b)
 }
 
-func waitResult(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) *hitl.Result {
+func waitResult(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) *transport.Result {
 	t.Helper()
 	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
 	if err != nil {
@@ -77,11 +77,11 @@ func TestReviewPageEveryType(t *testing.T) {
 		shows   []string
 		form    url.Values
 		action  string
-		checkFn func(t *testing.T, r *hitl.Result)
+		checkFn func(t *testing.T, r *transport.Result)
 	}{
 		{"approval", []string{"acme-web v2.1.0", "Request edits", `value="reject"`},
 			url.Values{"action": {"edit"}, "feedback": {"Use a canary first."}}, "edit",
-			func(t *testing.T, r *hitl.Result) {
+			func(t *testing.T, r *transport.Result) {
 				a, err := r.Approval()
 				if err != nil || a.Feedback != "Use a canary first." {
 					t.Errorf("Approval = %+v, %v", a, err)
@@ -89,7 +89,7 @@ func TestReviewPageEveryType(t *testing.T) {
 			}},
 		{"selection", []string{"Staff Frontend Developer, Klarna", `type="checkbox" name="selected" value="job_2"`},
 			url.Values{"action": {"select"}, "selected": {"job_2", "job_3"}, "note": {"remote only"}}, "select",
-			func(t *testing.T, r *hitl.Result) {
+			func(t *testing.T, r *transport.Result) {
 				sel, err := r.Selection()
 				if err != nil || !cmp.Equal(sel.Selected, []string{"job_2", "job_3"}) || sel.Note != "remote only" {
 					t.Errorf("Selection = %+v, %v", sel, err)
@@ -97,7 +97,7 @@ func TestReviewPageEveryType(t *testing.T) {
 			}},
 		{"input", []string{"Expected annual salary (EUR)", `type="date"`, `type="number"`, `autocomplete="off"`},
 			url.Values{"action": {"submit"}, "salary_expectation": {"95000"}, "start_date": {"2027-01-04"}, "shown.remote": {"1"}, "remote": {"true"}}, "submit",
-			func(t *testing.T, r *hitl.Result) {
+			func(t *testing.T, r *transport.Result) {
 				in, err := r.Input()
 				if err != nil || in["salary_expectation"] != json.Number("95000") || in["start_date"] != "2027-01-04" || in["remote"] != true {
 					t.Errorf("Input = %v, %v", in, err)
@@ -105,7 +105,7 @@ func TestReviewPageEveryType(t *testing.T) {
 			}},
 		{"confirmation", []string{"Application to Klarna", "This cannot be undone", `value="cancel"`},
 			url.Values{"action": {"confirm"}, "item": {"email_001"}}, "confirm",
-			func(t *testing.T, r *hitl.Result) {
+			func(t *testing.T, r *transport.Result) {
 				c, err := r.Confirmation()
 				if err != nil || !cmp.Equal(c.ConfirmedItems, []string{"email_001"}) {
 					t.Errorf("Confirmation = %+v, %v", c, err)
@@ -113,7 +113,7 @@ func TestReviewPageEveryType(t *testing.T) {
 			}},
 		{"escalation", []string{"3 of 5 pods failed readiness checks", `name="param.readiness_timeout_seconds"`, `value="abort"`},
 			url.Values{"action": {"retry"}, "param.readiness_timeout_seconds": {"300"}, "param.strategy": {"rolling"}, "reason": {"longer probe"}}, "retry",
-			func(t *testing.T, r *hitl.Result) {
+			func(t *testing.T, r *transport.Result) {
 				e, err := r.Escalation()
 				if err != nil || e.Reason != "longer probe" || string(e.ModifiedParams) != `{"readiness_timeout_seconds":300}` {
 					t.Errorf("Escalation = %+v %s, %v", e, e.ModifiedParams, err)

@@ -8,7 +8,7 @@
 //
 // Register [Workflow] and the methods of [Activities] on a worker; start the workflow with an
 // [Input] (the [hitl.Interrupt], as [hitl.Client.Do] with DetectOnly returns it); deliver
-// notifications with [Notify]. The outcome is a [hitl.Result]: an expiry is a Result with
+// notifications with [Notify]. The outcome is a [transport.Result]: an expiry is a Result with
 // DefaultApplied set and no Action, never an approval.
 package temporal
 
@@ -66,7 +66,7 @@ var ErrWrongCase = errors.New("hitlkit/temporal: notification for another case")
 // callback); sets a durable timer at each of the case's reminder times, calling the Remind
 // activity; and when the case's expiry plus the grace passes with no outcome, returns the
 // expiry with the case's default action applied.
-func Workflow(ctx workflow.Context, in Input) (*hitl.Result, error) {
+func Workflow(ctx workflow.Context, in Input) (*transport.Result, error) {
 	it := in.Interrupt
 	id := it.ID()
 	if id == "" {
@@ -99,7 +99,7 @@ func Workflow(ctx workflow.Context, in Input) (*hitl.Result, error) {
 	})
 	sel := workflow.NewSelector(ctx)
 	var (
-		result  *hitl.Result
+		result  *transport.Result
 		failure error
 		done    bool
 	)
@@ -110,7 +110,7 @@ func Workflow(ctx workflow.Context, in Input) (*hitl.Result, error) {
 		cancelWatch = cancel
 		f := workflow.ExecuteActivity(wctx, ActivityWatch, it)
 		sel.AddFuture(f, func(f workflow.Future) {
-			var r hitl.Result
+			var r transport.Result
 			err := f.Get(ctx, &r)
 			switch {
 			case err == nil:
@@ -157,8 +157,8 @@ func Workflow(ctx workflow.Context, in Input) (*hitl.Result, error) {
 
 // expired is the outcome of a case whose expiry passed without the service reporting one:
 // the default action applied, never a human's decision.
-func expired(it *hitl.Interrupt) *hitl.Result {
-	r := &hitl.Result{Status: transport.StatusExpired, CaseID: it.ID(), DefaultAction: hitl.DefaultSkip, DefaultApplied: true}
+func expired(it *hitl.Interrupt) *transport.Result {
+	r := &transport.Result{Status: transport.StatusExpired, CaseID: it.ID(), DefaultAction: hitl.DefaultSkip, DefaultApplied: true}
 	if cs := it.Case; cs != nil {
 		if cs.DefaultAction != "" {
 			r.DefaultAction = cs.DefaultAction
@@ -186,7 +186,7 @@ type Activities struct {
 // checkpoint heartbeated (WaitOptions.From): its first poll is answered 304 while the case
 // is unchanged, and the stream replays no event already handled. ErrPastExpiry is the expiry
 // with its default applied. It returns only after the heartbeat goroutine has ended.
-func (a *Activities) Watch(ctx context.Context, it hitl.Interrupt) (*hitl.Result, error) {
+func (a *Activities) Watch(ctx context.Context, it hitl.Interrupt) (*transport.Result, error) {
 	if a.Client == nil {
 		return nil, temporal.NewNonRetryableApplicationError("Activities.Client is nil", "BadConfig", nil)
 	}

@@ -41,7 +41,7 @@ func env(t *testing.T) (*testsuite.TestWorkflowEnvironment, hitl.Interrupt) {
 	return e, it
 }
 
-var approved = &hitl.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "approve"}
+var approved = &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "approve"}
 
 // TestDecisionAfterTwoDays: the human decides after 48 hours of a 7-day case; the workflow
 // returns it (in virtual time, well under a second), having sent the one reminder due before.
@@ -54,7 +54,7 @@ func TestDecisionAfterTwoDays(t *testing.T) {
 	if !e.IsWorkflowCompleted() || e.GetWorkflowError() != nil {
 		t.Fatalf("workflow: completed %v, %v", e.IsWorkflowCompleted(), e.GetWorkflowError())
 	}
-	var r hitl.Result
+	var r transport.Result
 	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
 		t.Fatalf("result %+v, %v", r, err)
 	}
@@ -70,7 +70,7 @@ func TestExpiryIsNeverAnApproval(t *testing.T) {
 	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(30*24*time.Hour).Return(approved, nil).Maybe()
 	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
 	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
-	var r hitl.Result
+	var r transport.Result
 	if err := e.GetWorkflowResult(&r); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestExpiryIsNeverAnApproval(t *testing.T) {
 // two replicas counts once.
 func TestNotifications(t *testing.T) {
 	e, it := env(t)
-	late := &hitl.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "reject"}
+	late := &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "reject"}
 	// The first watcher would answer after five days; the notification cancels it and a new
 	// watcher asks the service at once.
 	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(5*24*time.Hour).Return(late, nil).Once()
@@ -101,7 +101,7 @@ func TestNotifications(t *testing.T) {
 	e.RegisterDelayedCallback(func() { update("review_other", "d0") }, time.Hour)
 	e.RegisterDelayedCallback(func() { update("review_c1", "d1"); update("review_c1", "d1") }, 2*time.Hour)
 	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
-	var r hitl.Result
+	var r transport.Result
 	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" {
 		t.Fatalf("result %+v, %v", r, err)
 	}
@@ -119,7 +119,7 @@ func TestWorkerDiesMidWait(t *testing.T) {
 	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(24*time.Hour).Return(approved, nil).Once()
 	e.OnActivity(ht.ActivityRemind, mock.Anything, mock.Anything, mock.Anything).Return(nil).Maybe()
 	e.ExecuteWorkflow(ht.WorkflowName, ht.Input{Interrupt: it})
-	var r hitl.Result
+	var r transport.Result
 	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" {
 		t.Fatalf("result %+v, %v", r, err)
 	}
@@ -142,7 +142,7 @@ func TestWatchActivity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r hitl.Result
+	var r transport.Result
 	if err := v.Get(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
 		t.Fatalf("Watch = %+v, %v", r, err)
 	}
@@ -164,7 +164,7 @@ func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
 		mu   sync.Mutex
 		last hitl.Checkpoint
 	)
-	attempt := func(from *hitl.Checkpoint, then func()) (*hitl.Result, error) {
+	attempt := func(from *hitl.Checkpoint, then func()) (*transport.Result, error) {
 		var s testsuite.WorkflowTestSuite
 		s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 		ae := s.NewTestActivityEnvironment()
@@ -201,7 +201,7 @@ func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		var r hitl.Result
+		var r transport.Result
 		return &r, v.Get(&r)
 	}
 

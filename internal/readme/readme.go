@@ -34,6 +34,7 @@ import (
 	"github.com/hitlkit/hitlkit/hi"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 var (
@@ -53,9 +54,9 @@ var (
 )
 
 func apply(...any)                                    {}
-func record(string, *hitl.Result) error { return nil }
+func record(string, *transport.Result) error { return nil }
 func askMyHuman(context.Context, string) bool { return false }
-func chatButtonPressed(context.Context, string) (*hitl.Result, error) { return nil, nil }
+func chatButtonPressed(context.Context, string) (*transport.Result, error) { return nil, nil }
 `
 
 // RootPackages are the import paths a snippet of the root module may use, by name.

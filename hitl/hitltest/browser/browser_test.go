@@ -101,7 +101,7 @@ func newAgent(t *testing.T) *agent {
 // call makes the agent's call for typ with body in the background; the Result arrives on
 // the returned channel.
 type outcome struct {
-	result  *hitl.Result
+	result  *transport.Result
 	updates []hitl.Update
 	err     error
 }
@@ -347,7 +347,7 @@ func TestExpiredAndAnsweredPages(t *testing.T) {
 	a := newAgent(t)
 
 	it, out := a.call(t, "escalation", `{"timeout":"2s","default_action":"abort"}`)
-	if o := result(t, out); o.result.Status != hitl.StatusExpired {
+	if o := result(t, out); o.result.Status != transport.StatusExpired {
 		t.Fatalf("Result %v", o.result)
 	}
 	do(t, ctx, chromedp.Navigate(it.ReviewURL()), chromedp.WaitVisible(chromedp.CSS(".notice.bad")))

@@ -84,7 +84,7 @@ func TestWorkerRestartOnARealServer(t *testing.T) {
 	}
 	seenBy(t, svc, n, "/status")
 
-	var r hitl.Result
+	var r transport.Result
 	if err := run.Get(ctx, &r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
 		t.Fatalf("workflow = %+v, %v", r, err)
 	}
