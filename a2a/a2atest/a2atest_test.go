@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -284,4 +285,108 @@ func TestUnstarted(t *testing.T) {
 		t.Errorf("relay URL %q", relay.URL)
 	}
 	send(t, newClient(t, relay.Client()), relay.Endpoint())
+}
+
+// TestAgentAuthPushAndFail: a task waits in auth-required until Authorize, then asks; every
+// change is pushed to the webhook with the token and credentials it was given; Fail ends the
+// task as failed with the reason.
+func TestAgentAuthPushAndFail(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(string(b), func(t *testing.T) {
+			type push struct {
+				token, auth, state string
+			}
+			pushes := make(chan push, 16)
+			hook := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				ev, err := a2a.Decode(body)
+				state := ""
+				switch {
+				case err == nil && ev.Task != nil:
+					state = string(ev.Task.State)
+				case err == nil && ev.Status != nil:
+					state = string(ev.Status.State)
+				}
+				pushes <- push{r.Header.Get("A2A-Notification-Token") + r.Header.Get("X-A2A-Notification-Token"), r.Header.Get("Authorization"), state}
+			})
+			agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithPushHandler(hook))
+			c := newClient(t, agent.Client())
+			cfg := &a2a.PushConfig{URL: "https://agent.example/push", Token: "tok-1", Scheme: "Bearer", Credentials: "cred-1"}
+			ev, err := c.Send(t.Context(), agent.Endpoint(b), a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, &a2a.SendOptions{Push: cfg})
+			if err != nil || ev.Task == nil || ev.Task.State != a2a.StateAuthRequired {
+				t.Fatalf("Send = %+v, %v", ev, err)
+			}
+			id := ev.Task.ID
+			// Each change is pushed on its own, so pushes may arrive out of order.
+			waitFor := func(state a2a.State) {
+				t.Helper()
+				for {
+					select {
+					case p := <-pushes:
+						if p.token != "tok-1" || p.auth != "Bearer cred-1" {
+							t.Errorf("push %+v", p)
+						}
+						if p.state == string(state) {
+							return
+						}
+					case <-time.After(5 * time.Second):
+						t.Fatalf("no push of %s", state)
+					}
+				}
+			}
+			waitFor(a2a.StateAuthRequired)
+			if err := agent.Authorize(id); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(a2a.StateInputRequired)
+			if err := agent.Authorize(id); err == nil {
+				t.Error("a second Authorize was taken")
+			}
+			if err := agent.Fail(id, "disk full"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(a2a.StateFailed)
+			task, err := c.GetTask(t.Context(), agent.Endpoint(b), id)
+			if err != nil || task.State != a2a.StateFailed || task.Question.Text() != "disk full" {
+				t.Errorf("failed task %+v, %v", task, err)
+			}
+		})
+	}
+}
+
+// TestAgentStyles: each style asks in its own shape and reads only the answer in that shape:
+// Hector v2's tool approval for its pending call, ADK's function response with its metadata
+// (without it, a deny).
+func TestAgentStyles(t *testing.T) {
+	tests := []struct {
+		style  a2atest.Style
+		answer func(*a2a.Pause) (a2a.Answer, error)
+		want   string
+	}{
+		{a2atest.StyleHectorV1, func(*a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }, "approve"},
+		{a2atest.StyleHectorV2, func(p *a2a.Pause) (a2a.Answer, error) { return a2a.HectorToolApproval(p, true) }, "approve"},
+		{a2atest.StyleADK, func(p *a2a.Pause) (a2a.Answer, error) { return a2a.ADKConfirmation(p, true) }, "approve"},
+		{a2atest.StyleADK, func(p *a2a.Pause) (a2a.Answer, error) {
+			a, err := a2a.ADKConfirmation(p, true)
+			for i := range a.Parts {
+				a.Parts[i].Metadata = nil
+			}
+			return a, err
+		}, "deny"},
+	}
+	for _, tt := range tests {
+		agent := a2atest.NewMemoryAgent(t, a2atest.WithStyle(tt.style))
+		c := newClient(t, agent.Client())
+		p := send(t, c, agent.Endpoint(a2a.JSONRPC03))
+		a, err := tt.answer(p)
+		if err != nil {
+			t.Fatalf("style %d: %v", tt.style, err)
+		}
+		if _, err := c.Resume(t.Context(), p, a); err != nil {
+			t.Fatalf("style %d: %v", tt.style, err)
+		}
+		if st, _ := agent.Task(p.TaskID); !slices.Equal(st.Answers, []string{tt.want}) || st.State != a2a.StateCompleted {
+			t.Errorf("style %d: agent read %q, state %s; want %q", tt.style, st.Answers, st.State, tt.want)
+		}
+	}
 }
