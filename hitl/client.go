@@ -695,6 +695,10 @@ func (r *run) follow(ctx context.Context, eventsURL string, s *sse.Subscriber, t
 		return false, nil
 	})
 	if end.Name == "" {
+		if errors.Is(err, sse.ErrFailing) {
+			// Not refused, only failing for now: the wait connects again later.
+			return fmt.Errorf("hitl: event stream of case %s: %w", cs.CaseID, sse.ErrFailing)
+		}
 		return err
 	}
 	// The terminal event is decoded here, with the stream's reading frames off the stack:

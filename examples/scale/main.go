@@ -52,6 +52,12 @@ type config struct {
 	// H2Queue: the agent's HTTP/2 client queues requests beyond the server's stream limit
 	// instead of opening more connections (http.HTTP2Config.StrictMaxConcurrentRequests).
 	H2Queue bool `json:"h2_queue"`
+	// MaxConnsPerHost bounds the agent's connections being dialled to the service at once
+	// (http.Transport.MaxConnsPerHost; for HTTP/2 it bounds the dials in progress, not the
+	// connections): 10,000 waits that open their streams together otherwise dial thousands
+	// of connections before the first one says how many streams it carries. 0: no bound.
+	// Not applied with HTTP1, where it would bound the connections and each stream holds one.
+	MaxConnsPerHost int `json:"max_conns_per_host"`
 }
 
 func main() {
@@ -67,8 +73,9 @@ func main() {
 	seed := flag.Int64("seed", 1, "seed of the decision times")
 	http1 := flag.Bool("http1", false, "serve plain HTTP/1.1 instead of HTTPS with HTTP/2")
 	h2Queue := flag.Bool("h2-queue", false, "the agent's HTTP/2 client queues requests past the server's stream limit instead of opening connections")
+	maxConns := flag.Int("max-conns-per-host", 64, "the agent's http.Transport.MaxConnsPerHost over HTTP/2 (0: no bound; not applied with -http1)")
 	flag.Parse()
-	cfg := config{Window: *window, RetryAfter: *retryAfter, Seed: *seed, HTTP1: *http1, H2Queue: *h2Queue}
+	cfg := config{Window: *window, RetryAfter: *retryAfter, Seed: *seed, HTTP1: *http1, H2Queue: *h2Queue, MaxConnsPerHost: *maxConns}
 	if *serve {
 		// The fake's server logs what a loaded client does without harm: a connection whose
 		// client sent no HTTP/2 SETTINGS frame within 2 s (at 10,000 waits on a busy machine
@@ -155,7 +162,7 @@ func self(ctx context.Context, cfg config, args ...string) *exec.Cmd {
 	}
 	args = append(args, "-window="+cfg.Window.String(), "-retry-after="+cfg.RetryAfter.String(),
 		"-seed="+strconv.FormatInt(cfg.Seed, 10), "-http1="+strconv.FormatBool(cfg.HTTP1),
-		"-h2-queue="+strconv.FormatBool(cfg.H2Queue))
+		"-h2-queue="+strconv.FormatBool(cfg.H2Queue), "-max-conns-per-host="+strconv.Itoa(cfg.MaxConnsPerHost))
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Stderr = os.Stderr
 	return cmd

@@ -108,6 +108,10 @@ func newHTTPClient(cfg config, c *counter, roots *x509.CertPool) (*http.Client, 
 		MaxIdleConnsPerHost: 20000,
 		IdleConnTimeout:     time.Minute,
 	}
+	if !cfg.HTTP1 {
+		// Over HTTP/1.1 it would bound the connections themselves, and each stream holds one.
+		tr.MaxConnsPerHost = cfg.MaxConnsPerHost
+	}
 	if cfg.H2Queue {
 		queueHTTP2(tr)
 	}

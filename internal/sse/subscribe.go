@@ -31,6 +31,10 @@ const (
 	DefaultMaxFailures = 5
 )
 
+// ErrFailing: MaxFailures connections in a row failed (the error also matches
+// ErrStreamUnavailable). The server may offer the stream again later.
+var ErrFailing = errors.New("connections keep failing")
+
 // healthyAfter is how long a connection must stay up, when it delivers no event, to count
 // as healthy: the reconnect backoff starts over after a healthy connection.
 const healthyAfter = 30 * time.Second
@@ -133,8 +137,8 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 			failures++
 		}
 		if failures >= cfg.MaxFailures {
-			return fmt.Errorf("subscribe %s: %w after %d failed connections (last: %w)",
-				httpx.Redact(url), transport.ErrStreamUnavailable, failures, orEOF(err))
+			return fmt.Errorf("subscribe %s: %w: %w after %d failed connections (last: %w)",
+				httpx.Redact(url), transport.ErrStreamUnavailable, ErrFailing, failures, orEOF(err))
 		}
 		delay := max(bo.Next(), retry, hint)
 		delay = min(max(delay, cfg.MinRetry), cfg.MaxRetry)
