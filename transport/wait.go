@@ -257,6 +257,9 @@ func (p *pacer[T]) start() {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.finished { // the context ended before the first poll was scheduled
+		return
+	}
 	p.delaying = d > 0
 	p.timer = time.AfterFunc(d, p.fire)
 }
@@ -350,7 +353,9 @@ func (p *pacer[T]) finish(v T, err error) {
 		return
 	}
 	p.finished, p.value, p.err = true, v, err
-	p.timer.Stop()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
 	p.answered()
 	close(p.done)
 	p.stop(errPolled)
