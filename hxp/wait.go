@@ -311,27 +311,9 @@ func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 // listen reads the request's WebSocket until a receipt decides, the connection ends or ctx
 // does. A completed event whose receipt is this request's, from the server's own origin
 // (trusted), settles the wait; every other terminal event, and the end of the connection,
-// make the polls look at once. A ping every 30 s catches a half-open connection.
+// make the polls look at once.
 func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func(), settle func(*transport.Result)) error {
-	pingCtx, stopPing := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer stopPing()
-	wg.Go(func() {
-		t := time.NewTicker(pingEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-pingCtx.Done():
-				return
-			case <-t.C:
-				if conn.Ping(pingCtx, pingTimeout) != nil {
-					_ = conn.Close()
-					return
-				}
-			}
-		}
-	})
+	defer keepAlive(ctx, conn)()
 	defer wake() // the end of the connection is news too
 	cr := r.cr
 	for {
@@ -355,6 +337,49 @@ func (r *run) listen(ctx context.Context, conn *ws.Conn, trusted bool, wake func
 		case statusExpired, statusFailed, statusCancelled:
 			wake()
 		}
+	}
+}
+
+// keepAlive pings conn every 30 s from a timer, closing it when a ping goes unanswered: a
+// half-open connection never reports itself. No goroutine waits between two pings. The stop
+// it returns waits for a ping in flight.
+func keepAlive(ctx context.Context, conn *ws.Conn) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		mu      sync.Mutex
+		stopped bool
+		pinging sync.WaitGroup
+		t       *time.Timer
+	)
+	ping := func() {
+		mu.Lock()
+		if stopped {
+			mu.Unlock()
+			return
+		}
+		pinging.Add(1)
+		mu.Unlock()
+		defer pinging.Done()
+		if conn.Ping(ctx, pingTimeout) != nil {
+			_ = conn.Close()
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			t.Reset(pingEvery)
+		}
+	}
+	mu.Lock()
+	t = time.AfterFunc(pingEvery, ping)
+	mu.Unlock()
+	return func() {
+		cancel()
+		mu.Lock()
+		stopped = true
+		t.Stop()
+		mu.Unlock()
+		pinging.Wait()
 	}
 }
 
