@@ -139,8 +139,8 @@ func TestLiveServiceAnswerMayChange(t *testing.T) {
 		if got := time.Since(res.EndedAt); got != hitltest.LiveChangeWindow {
 			t.Errorf("Final returned %v after the answer, want at the end of the window", got)
 		}
-		if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrClosed) {
-			t.Errorf("a change after the window = %v, want ErrClosed", err)
+		if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrEnded) {
+			t.Errorf("a change after the window = %v, want ErrEnded", err)
 		}
 		// Without the window the Result is final as returned, and Final returns it as is.
 		if r, err := c.Wait(t.Context(), it, nil); err != nil || !r.FinalAt.IsZero() {

@@ -237,8 +237,11 @@ func TestRelay(t *testing.T) {
 		if err := relay.Reject(no.TaskID, "not allowed"); err != nil {
 			t.Fatal(err)
 		}
-		if err := relay.Approve(ok.TaskID); err == nil {
-			t.Errorf("form %d: a second decision was taken", form)
+		if err := relay.Approve(ok.TaskID); !errors.Is(err, a2atest.ErrEnded) {
+			t.Errorf("form %d: a second decision: %v", form, err)
+		}
+		if err := relay.Reject("relay-404", "no"); !errors.Is(err, a2atest.ErrNotFound) {
+			t.Errorf("form %d: a decision on an unknown task: %v", form, err)
 		}
 		task, err := c.GetTask(t.Context(), ok.Endpoint, ok.TaskID)
 		if err != nil || task.State != a2a.StateCompleted || len(task.Artifacts) != 1 || !strings.Contains(task.Artifacts[0].Parts[0].Text, "delete the reports") {
@@ -341,6 +344,9 @@ func TestAgentAuthPushAndFail(t *testing.T) {
 			waitFor(a2a.StateInputRequired)
 			if err := agent.Authorize(id); err == nil {
 				t.Error("a second Authorize was taken")
+			}
+			if err := agent.Fail("task-404", "x"); !errors.Is(err, a2atest.ErrNotFound) {
+				t.Errorf("Fail of an unknown task: %v", err)
 			}
 			if err := agent.Fail(id, "disk full"); err != nil {
 				t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -348,6 +349,13 @@ func (a *Agent) Fail(id, reason string) error {
 	})
 }
 
+// Errors of the scripting methods: ErrNotFound for an unknown task, ErrEnded for a task the
+// relay's administrator has already decided.
+var (
+	ErrNotFound = errors.New("a2atest: no such task")
+	ErrEnded    = errors.New("a2atest: task already decided")
+)
+
 // Fault is a failure the agent injects in place of the next answer.
 type Fault int
 
@@ -389,7 +397,7 @@ func (a *Agent) update(id string, f func(*task) error) error {
 	t, ok := a.tasks[id]
 	if !ok {
 		a.mu.Unlock()
-		return fmt.Errorf("a2atest: no task %s", id)
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err := f(t); err != nil {
 		a.mu.Unlock()

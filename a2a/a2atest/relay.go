@@ -160,8 +160,11 @@ func (r *Relay) decide(id string, f func(*task)) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	t, ok := r.tasks[id]
-	if !ok || t.version != 0 {
-		return fmt.Errorf("a2atest: relay holds no task %s", id)
+	switch {
+	case !ok:
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	case t.version != 0:
+		return fmt.Errorf("%w: %s", ErrEnded, id)
 	}
 	f(t)
 	t.version++

@@ -114,7 +114,7 @@ const (
 	// {case_id}-{counter}; polls paced by Retry-After: 30 while pending and 10 while the human
 	// is at it (opened, in_progress), whatever WithRetryAfter says; and a submitted answer
 	// that may change for LiveChangeWindow (Respond or an inline submit again), after which
-	// Respond fails with ErrClosed and an inline submit gets 409.
+	// Respond fails with ErrEnded and an inline submit gets 409.
 	ProfileLive
 )
 
@@ -369,10 +369,10 @@ func (s *Server) Case(id string) (CaseState, bool) {
 		Action: c.action, Data: append(json.RawMessage(nil), c.data...)}, true
 }
 
-// ErrNoCase reports an unknown case id; ErrClosed a case already in a terminal state.
+// ErrNotFound reports an unknown case id; ErrEnded a case already in a terminal state.
 var (
-	ErrNoCase = errors.New("hitltest: no such case")
-	ErrClosed = errors.New("hitltest: case already ended")
+	ErrNotFound = errors.New("hitltest: no such case")
+	ErrEnded = errors.New("hitltest: case already ended")
 )
 
 // Open marks the case opened, as a human's first visit to the review page does.
@@ -456,7 +456,7 @@ func (s *Server) change(id, action string, data json.RawMessage, by *transport.R
 		return false, nil
 	}
 	if !c.changeable(time.Now()) {
-		return true, ErrClosed
+		return true, ErrEnded
 	}
 	c.action, c.data, c.by = action, data, by
 	s.changed(c)
@@ -487,12 +487,12 @@ func (s *Server) update(id string, f func(*fakeCase, time.Time)) error {
 	defer s.mu.Unlock()
 	c, ok := s.cases[id]
 	if !ok {
-		return ErrNoCase
+		return ErrNotFound
 	}
 	now := time.Now()
 	s.expireIfDue(c, now)
 	if c.terminal() {
-		return ErrClosed
+		return ErrEnded
 	}
 	state, progress := c.state, c.progress
 	f(c, now)

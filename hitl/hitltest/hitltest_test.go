@@ -98,10 +98,10 @@ func TestReviewPage(t *testing.T) {
 	if resp.StatusCode != http.StatusConflict {
 		t.Errorf("second submission: %d, want 409", resp.StatusCode)
 	}
-	if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrClosed) {
+	if err := s.Respond(it.ID(), "approve", nil, nil); !errors.Is(err, hitltest.ErrEnded) {
 		t.Errorf("Respond after the end: %v", err)
 	}
-	if err := s.Open("review_missing"); !errors.Is(err, hitltest.ErrNoCase) {
+	if err := s.Open("review_missing"); !errors.Is(err, hitltest.ErrNotFound) {
 		t.Errorf("unknown case: %v", err)
 	}
 }

@@ -171,9 +171,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleCancel(w http.ResponseWriter, r *http.Request) {
 	switch err := s.Cancel(r.PathValue("id")); {
-	case errors.Is(err, ErrNoRequest):
+	case errors.Is(err, ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "request not found")
-	case errors.Is(err, ErrResolved):
+	case errors.Is(err, ErrEnded):
 		writeError(w, http.StatusConflict, "already_resolved", "request already resolved")
 	default:
 		writeJSON(w, http.StatusOK, map[string]string{"status": "cancelled"})
@@ -222,9 +222,9 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	rc, err := s.ResolveWithReason(r.PathValue("id"), result, in.Reason, HumanID)
 	var mm *hxp.MismatchError
 	switch {
-	case errors.Is(err, ErrNoRequest):
+	case errors.Is(err, ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "request not found")
-	case errors.Is(err, ErrResolved):
+	case errors.Is(err, ErrEnded):
 		writeError(w, http.StatusConflict, "already_resolved", "request already resolved")
 	case errors.As(err, &mm) && mm.Field == "reason":
 		writeError(w, http.StatusUnprocessableEntity, "reason_required", "a rejection needs a reason")

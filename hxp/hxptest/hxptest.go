@@ -292,10 +292,11 @@ func (s *Server) DropWebSockets() {
 	}
 }
 
-// Errors of the scripting methods.
+// Errors of the scripting methods: ErrNotFound for an unknown request, ErrEnded for one
+// already resolved, cancelled or expired.
 var (
-	ErrNoRequest = errors.New("hxptest: no such request")
-	ErrResolved  = errors.New("hxptest: request already resolved")
+	ErrNotFound = errors.New("hxptest: no such request")
+	ErrEnded    = errors.New("hxptest: request already ended")
 )
 
 // open returns the request id if it is still waiting. Guarded by mu.
@@ -303,9 +304,9 @@ func (s *Server) open(id string) (*request, error) {
 	r, ok := s.requests[id]
 	switch {
 	case !ok:
-		return nil, ErrNoRequest
+		return nil, ErrNotFound
 	case r.terminal():
-		return nil, ErrResolved
+		return nil, ErrEnded
 	}
 	return r, nil
 }
@@ -325,7 +326,7 @@ func (s *Server) Assign(id, user string) error {
 
 // Resolve answers the request as human by would, with the checks of the resolve endpoint:
 // a result that does not fit is a *hxp.MismatchError (ProfileReference does not check a
-// PROVIDE's value), a second answer ErrResolved.
+// PROVIDE's value), a second answer ErrEnded.
 func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt, error) {
 	var raw json.RawMessage
 	if reason != "" {

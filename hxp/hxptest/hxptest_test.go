@@ -90,10 +90,10 @@ func TestRequestLifecycle(t *testing.T) {
 			if !rc.VerifyEvidence(s.Secret(), formula) || rc.CompletedBy != hxptest.HumanID || string(rc.Result) != `"Ship"` {
 				t.Errorf("receipt %+v", rc)
 			}
-			if _, err := s.Resolve(id, "Hold", "", hxptest.HumanID); !errors.Is(err, hxptest.ErrResolved) {
+			if _, err := s.Resolve(id, "Hold", "", hxptest.HumanID); !errors.Is(err, hxptest.ErrEnded) {
 				t.Errorf("second answer: %v", err)
 			}
-			if err := s.Cancel("nope"); !errors.Is(err, hxptest.ErrNoRequest) {
+			if err := s.Cancel("nope"); !errors.Is(err, hxptest.ErrNotFound) {
 				t.Errorf("cancel of an unknown request: %v", err)
 			}
 			status, st := call(t, s, http.MethodGet, "/hxp/v1/requests/"+id, hxptest.DefaultAgentKey, "")
