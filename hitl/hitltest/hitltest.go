@@ -372,7 +372,7 @@ func (s *Server) Case(id string) (CaseState, bool) {
 // ErrNotFound reports an unknown case id; ErrEnded a case already in a terminal state.
 var (
 	ErrNotFound = errors.New("hitltest: no such case")
-	ErrEnded = errors.New("hitltest: case already ended")
+	ErrEnded    = errors.New("hitltest: case already ended")
 )
 
 // Open marks the case opened, as a human's first visit to the review page does.
