@@ -125,6 +125,19 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	default:
 	}
 
+	h := s.hitlObject(c, lifetime, req.ReminderAt, len(reminders) > 0)
+	s.record(r, c.id, http.StatusAccepted)
+	retryAfter := s.cfg.retryAfter
+	if s.cfg.profile == ProfileReference || s.cfg.profile == ProfileLive {
+		retryAfter = referenceRetryAfter
+	}
+	w.Header().Set("Retry-After", secondsCeil(retryAfter))
+	writeJSON(w, http.StatusAccepted, map[string]any{
+		"status": "human_input_required", "message": firstNonEmpty(req.Message, sample.message), "hitl": h})
+}
+
+// hitlObject is the hitl object of a new case's 202 (§4), shaped by the server's profile.
+func (s *Server) hitlObject(c *fakeCase, lifetime time.Duration, reminderAt json.RawMessage, reminded bool) map[string]any {
 	h := map[string]any{
 		"spec_version": "0.8", "case_id": c.id, "review_url": c.reviewURL(s.URL),
 		"poll_url": s.URL + "/reviews/" + c.id + "/status", "type": c.typ, "prompt": c.prompt,
@@ -143,8 +156,8 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	if c.callbackURL != "" {
 		h["callback_url"] = c.callbackURL
 	}
-	if len(reminders) > 0 {
-		h["reminder_at"] = req.ReminderAt
+	if reminded {
+		h["reminder_at"] = reminderAt
 	}
 	if c.submitToken != "" {
 		h["submit_url"] = s.URL + "/reviews/" + c.id + "/submit"
@@ -159,14 +172,7 @@ func (s *Server) handleAction(w http.ResponseWriter, r *http.Request) {
 	if c.previous != "" {
 		h["previous_case_id"] = c.previous
 	}
-	s.record(r, c.id, http.StatusAccepted)
-	retryAfter := s.cfg.retryAfter
-	if s.cfg.profile == ProfileReference || s.cfg.profile == ProfileLive {
-		retryAfter = referenceRetryAfter
-	}
-	w.Header().Set("Retry-After", secondsCeil(retryAfter))
-	writeJSON(w, http.StatusAccepted, map[string]any{
-		"status": "human_input_required", "message": firstNonEmpty(req.Message, sample.message), "hitl": h})
+	return h
 }
 
 // handlePoll is GET poll_url (§8): ETag and If-None-Match, Retry-After on waiting states,

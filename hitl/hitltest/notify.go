@@ -105,19 +105,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.cases[id]
 	fault, _ := takeFirst(s.streamFaults, id)
 	s.mu.Unlock()
-	switch {
-	case !ok:
-		s.record(r, id, http.StatusNotFound)
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
-		return
-	case fault == StreamUnauthorized:
-		s.record(r, id, http.StatusUnauthorized)
-		http.Error(w, "unauthorized", http.StatusUnauthorized)
-		return
-	case fault == Stream503:
-		s.record(r, id, http.StatusServiceUnavailable)
-		w.Header().Set("Retry-After", "2")
-		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	if s.refuseStream(w, r, id, ok, fault) {
 		return
 	}
 	s.record(r, id, http.StatusOK)
@@ -145,19 +133,8 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	expiry := time.NewTimer(max(time.Until(c.expiresAt), 0))
 	s.mu.Unlock()
 	defer expiry.Stop()
-	sent := r.Header.Get("Last-Event-ID")
 	reference := s.cfg.profile == ProfileReference
-	if reference {
-		// The reference services ignore Last-Event-ID and begin every stream with the
-		// case's state as review.pending.
-		sent = ""
-		_, _ = io.WriteString(w, "event: review.pending\ndata: "+string(mustJSON(map[string]any{"case_id": id, "status": "pending"}))+"\n\n")
-		flush()
-	}
-	if s.cfg.profile == ProfileLive {
-		_, _ = io.WriteString(w, s.catchUp(c).wire())
-		flush()
-	}
+	sent := s.openStream(w, r, c, flush)
 	for first := true; ; first = false {
 		s.mu.Lock()
 		s.expireIfDue(c, time.Now())
@@ -210,6 +187,46 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+}
+
+// refuseStream answers an event-stream request that gets no stream (an unknown case, an
+// injected fault) and reports whether it did.
+func (s *Server) refuseStream(w http.ResponseWriter, r *http.Request, id string, found bool, fault StreamFault) bool {
+	switch {
+	case !found:
+		s.record(r, id, http.StatusNotFound)
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not_found"})
+		return true
+	case fault == StreamUnauthorized:
+		s.record(r, id, http.StatusUnauthorized)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return true
+	case fault == Stream503:
+		s.record(r, id, http.StatusServiceUnavailable)
+		w.Header().Set("Retry-After", "2")
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+		return true
+	}
+	return false
+}
+
+// openStream writes what a profile sends before a stream's first event (the reference
+// services' review.pending, the live service's catch-up) and returns the id of the last event
+// the client has seen.
+func (s *Server) openStream(w http.ResponseWriter, r *http.Request, c *fakeCase, flush func()) (sent string) {
+	sent = r.Header.Get("Last-Event-ID")
+	switch s.cfg.profile {
+	case ProfileReference:
+		// The reference services ignore Last-Event-ID and begin every stream with the
+		// case's state as review.pending.
+		_, _ = io.WriteString(w, "event: review.pending\ndata: "+string(mustJSON(map[string]any{"case_id": c.id, "status": "pending"}))+"\n\n")
+		flush()
+		return ""
+	case ProfileLive:
+		_, _ = io.WriteString(w, s.catchUp(c).wire())
+		flush()
+	}
+	return sent
 }
 
 // eventsAfter returns the events after the one with id last (all of them when last is
