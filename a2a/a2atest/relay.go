@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
 
@@ -181,12 +182,12 @@ func (r *Relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		Message json.RawMessage `json:"message"`
 	}
 	_ = json.Unmarshal(in.Params, &p)
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httpx.StatusWriter{ResponseWriter: w}
 	r.serve(sw, req, in, p.ID, p.Message, bad)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reqs = append(r.reqs, Request{Method: req.Method, Path: req.URL.Path, TaskID: p.ID, Header: req.Header.Clone(),
-		Status: sw.status, Time: time.Now(), Binding: a2a.JSONRPC03, Operation: in.Method, Body: body})
+		Status: sw.Status, Time: time.Now(), Binding: a2a.JSONRPC03, Operation: in.Method, Body: body})
 }
 
 func (r *Relay) serve(w http.ResponseWriter, req *http.Request, in rpcIn, id string, msg json.RawMessage, bad bool) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
 // ServeHTTP serves the four bindings: JSON-RPC at PathJSONRPC10 and PathJSONRPC03, REST
@@ -35,7 +36,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, faulty := a.nextFault(taskIDIn(rest, body))
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httpx.StatusWriter{ResponseWriter: w}
 	w = sw
 	e := new(entry)
 	r = r.WithContext(context.WithValue(r.Context(), entryKey{}, e))
@@ -116,40 +117,12 @@ type (
 	entryKey struct{}
 )
 
-// statusWriter notes the status an answer began with.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // ended writes the status of a recorded request into the log.
-func (a *Agent) ended(e *entry, w *statusWriter) {
+func (a *Agent) ended(e *entry, w *httpx.StatusWriter) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if e.recorded {
-		a.reqs[e.index].Status = w.status
+		a.reqs[e.index].Status = w.Status
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/ws"
 )
 
@@ -28,29 +29,13 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// recorder notes the status a handler answered with.
-type recorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *recorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-// Unwrap lets the WebSocket upgrade reach the connection.
-func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
 func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rec := &recorder{ResponseWriter: w}
+		rec := &httpx.StatusWriter{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
 			s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(),
-				Status: rec.status, Time: time.Now()})
+				Status: rec.Status, Time: time.Now()})
 			s.mu.Unlock()
 		}()
 		if !bearer(r, token) {

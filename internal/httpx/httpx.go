@@ -431,3 +431,38 @@ func Authorize(ctx context.Context, req *http.Request, cred func(context.Context
 	}
 	return nil
 }
+
+// StatusWriter is an http.ResponseWriter that notes the status its answer began with: the
+// first WriteHeader's code, or 200 when the handler wrote without one. Flush and Unwrap reach
+// the writer beneath, so event streams and WebSocket upgrades pass through it. The fakes use
+// it to log each request's status.
+type StatusWriter struct {
+	http.ResponseWriter
+	Status int
+}
+
+// WriteHeader notes code when it is the first status and passes it on.
+func (w *StatusWriter) WriteHeader(code int) {
+	if w.Status == 0 {
+		w.Status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write notes 200 when nothing set a status before and passes b on.
+func (w *StatusWriter) Write(b []byte) (int, error) {
+	if w.Status == 0 {
+		w.Status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush flushes the writer beneath when it can.
+func (w *StatusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap returns the writer beneath, for http.ResponseController.
+func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
