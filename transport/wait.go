@@ -270,7 +270,7 @@ func (p *pacer[T]) wake() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
-	case p.finished:
+	case p.finished || p.ctx.Err() != nil:
 	case p.delaying: // until the first poll goes, wakes count as one
 		p.timer.Reset(0)
 	case p.polling || p.backoff || p.began.IsZero():
@@ -283,7 +283,7 @@ func (p *pacer[T]) wake() {
 // fire sends one poll and schedules the next, or ends the wait.
 func (p *pacer[T]) fire() {
 	p.mu.Lock()
-	if p.finished || p.polling {
+	if p.finished || p.polling || p.ctx.Err() != nil { // ended: cancelled is on its way
 		p.mu.Unlock()
 		return
 	}
