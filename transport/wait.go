@@ -157,7 +157,7 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 		})
 	}
 	p := newPacer(ctx, cfg, stop)
-	defer context.AfterFunc(ctx, p.cancelled)()
+	stopCancelled := context.AfterFunc(ctx, p.cancelled)
 	p.start()
 	stops := make([]func(), 0, len(w.Watch))
 	for _, watch := range w.Watch {
@@ -171,6 +171,9 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 		cfg.keep(ctx, w.Push[0], p.wake, settle)
 	}
 	v, err := p.result()
+	if !stopCancelled() {
+		<-p.gone // cancelled has run or runs: wait for it
+	}
 	stop(errPolled)
 	wg.Wait()
 	for _, s := range stops {
@@ -226,6 +229,7 @@ type pacer[T any] struct {
 	bo    *backoff.Exponential
 	first chan struct{} // closed once the first poll answered or the wait ended
 	done  chan struct{} // closed once the outcome is known
+	gone  chan struct{} // closed when cancelled returns
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -246,7 +250,7 @@ type pacer[T any] struct {
 func newPacer[T any](ctx context.Context, w *Wait[T], stop context.CancelCauseFunc) *pacer[T] {
 	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.of(w.URL), etag: w.ETag,
 		bo:    backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval),
-		first: make(chan struct{}), done: make(chan struct{})}
+		first: make(chan struct{}), done: make(chan struct{}), gone: make(chan struct{})}
 }
 
 // start schedules the first poll: at once, or after FirstDelay (which a wake ends).
@@ -372,6 +376,7 @@ func (p *pacer[T]) answered() {
 
 // cancelled ends the wait when its context ends.
 func (p *pacer[T]) cancelled() {
+	defer close(p.gone)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var zero T
