@@ -18,6 +18,7 @@ import (
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -56,7 +57,7 @@ type Client struct {
 	maxBody    int64
 	newID      func() string
 	seq        atomic.Int64
-	polls      *transport.Slots // bound on task queries in flight: an option's, or the default
+	polls      *pace.Slots // bound on task queries in flight: an option's, or the default
 }
 
 // NewClient returns a client configured by opts: the common options of package transport

@@ -40,7 +40,7 @@ type Client struct {
 	maxBody    int64
 	credential transport.Credential
 	logger     *slog.Logger
-	polls      *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
+	polls      *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // NewClient returns a client for the endpoint at baseURL, configured by the common options

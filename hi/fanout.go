@@ -151,7 +151,7 @@ func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p 
 			return Feedback{}, nil
 		}
 		f := Feedback{Action: res.Action, Timestamp: res.EndedAt}
-		if a, err := res.Approval(); err == nil {
+		if a, err := hitl.ApprovalOf(res); err == nil {
 			f.Reason = a.Feedback
 		}
 		return f, nil

@@ -98,19 +98,19 @@ func TestDoEveryReviewType(t *testing.T) {
 			var detail string
 			switch typ {
 			case "approval":
-				a, err := r.Approval()
+				a, err := hitl.ApprovalOf(r)
 				detail = a.Feedback + errString(err) + r.RespondedBy.Name
 			case "selection":
-				sel, err := r.Selection()
+				sel, err := hitl.SelectionOf(r)
 				detail = strings.Join(sel.Selected, ",") + errString(err)
 			case "input":
-				in, err := r.Input()
+				in, err := hitl.InputOf(r)
 				detail = in["salary_expectation"].(json.Number).String() + " " + in["start_date"].(string) + errString(err)
 			case "confirmation":
-				cf, err := r.Confirmation()
+				cf, err := hitl.ConfirmationOf(r)
 				detail = strings.Join(cf.ConfirmedItems, ",") + errString(err)
 			case "escalation":
-				e, err := r.Escalation()
+				e, err := hitl.EscalationOf(r)
 				detail = string(e.ModifiedParams) + errString(err)
 			}
 			got = append(got, row{typ, r.Action, detail})

@@ -179,7 +179,7 @@ func TestSensitiveValuesNeverLogged(t *testing.T) {
 			t.Errorf("sensitive value %s printed:\n%s", secret, printed)
 		}
 	}
-	if in, _ := res.Input(); in["tax_id"] != "DE123456789" {
+	if in, _ := hitl.InputOf(res); in["tax_id"] != "DE123456789" {
 		t.Errorf("the data itself must still hold the value; Input() = %v", in)
 	}
 }
@@ -286,7 +286,7 @@ func TestChainOfThreeRounds(t *testing.T) {
 		}
 		var revisions []string
 		rounds, err := c.Chain(context.Background(), call(""), func(_ context.Context, h []hitl.Round) (*hitl.Interrupt, error) {
-			a, _ := h[len(h)-1].Result.Approval()
+			a, _ := hitl.ApprovalOf(h[len(h)-1].Result)
 			revisions = append(revisions, a.Feedback)
 			return call(h[len(h)-1].Interrupt.ID()), nil
 		}, nil)

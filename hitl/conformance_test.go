@@ -93,13 +93,13 @@ func TestExampleFlows(t *testing.T) {
 		check func(*testing.T, *transport.Result)
 	}{
 		{"01-job-search-selection.json", []want{{"review_jbs_a1b2c3d4e5", "selection", "skip", transport.StatusCompleted, "select", "", "Alex Mueller", 3}}, func(t *testing.T, r *transport.Result) {
-			sel, err := r.Selection()
+			sel, err := hitl.SelectionOf(r)
 			if diff := cmp.Diff([]string{"job_4d5e6f7g", "job_8h9i0j1k"}, sel.Selected); err != nil || diff != "" {
 				t.Errorf("Selection() err %v, (-want +got):\n%s", err, diff)
 			}
 		}},
 		{"02-deployment-approval.json", []want{{"review_deploy_f7e8d9c0b1", "approval", "reject", transport.StatusCompleted, "approve", "", "Torsten Heissler", 1}}, func(t *testing.T, r *transport.Result) {
-			a, err := r.Approval()
+			a, err := hitl.ApprovalOf(r)
 			if err != nil || !strings.HasPrefix(a.Feedback, "Looks good.") || len(r.UnverifiedSignature) == 0 || r.DecidedByHuman() != true {
 				t.Errorf("Approval() = %+v, %v; signature kept %v", a, err, len(r.UnverifiedSignature) > 0)
 			}
@@ -108,19 +108,19 @@ func TestExampleFlows(t *testing.T) {
 			{"review_content_r1_x8y9z0", "approval", "skip", transport.StatusCompleted, "edit", "review_content_r2_a1b2c3", "Alex Mueller", 1},
 			{"review_content_r2_a1b2c3", "approval", "skip", transport.StatusCompleted, "approve", "", "Alex Mueller", 1}}, nil},
 		{"04-input-form.json", []want{{"review_input_q1w2e3r4", "input", "skip", transport.StatusCompleted, "submit", "", "Alex Mueller", 1}}, func(t *testing.T, r *transport.Result) {
-			in, err := r.Input()
+			in, err := hitl.InputOf(r)
 			if err != nil || in["salary_expectation"] != json.Number("108000") {
 				t.Errorf("Input() = %v, %v; want salary_expectation 108000 as a json.Number", in, err)
 			}
 		}},
 		{"05-confirmation-gate.json", []want{{"review_confirm_s5t6u7v8", "confirmation", "abort", transport.StatusCompleted, "confirm", "", "Alex Mueller", 1}}, func(t *testing.T, r *transport.Result) {
-			c, err := r.Confirmation()
+			c, err := hitl.ConfirmationOf(r)
 			if diff := cmp.Diff([]string{"email_001", "email_002", "email_003"}, c.ConfirmedItems); err != nil || diff != "" {
 				t.Errorf("Confirmation() err %v, (-want +got):\n%s", err, diff)
 			}
 		}},
 		{"06-escalation-error.json", []want{{"review_escalate_h2i3j4k5", "escalation", "abort", transport.StatusCompleted, "retry", "", "Torsten Heissler", 1}}, func(t *testing.T, r *transport.Result) {
-			e, err := r.Escalation()
+			e, err := hitl.EscalationOf(r)
 			var params map[string]any
 			if err != nil || json.Unmarshal(e.ModifiedParams, &params) != nil || params["strategy"] != "canary" {
 				t.Errorf("Escalation() = %+v, %v; want modified_params.strategy canary", e, err)

@@ -47,7 +47,7 @@ func Example() {
 
 	fmt.Println("status:", resp.StatusCode)
 	fmt.Println("result:", resp.Result.Status, resp.Result.Action)
-	approval, _ := resp.Result.Approval()
+	approval, _ := hitl.ApprovalOf(resp.Result)
 	fmt.Println("feedback:", approval.Feedback)
 	// Output:
 	// forward to the human: Approve deployment of acme-web v2.1.0 to production
@@ -113,7 +113,7 @@ func ExampleClient_Wait_resume() {
 	if err != nil {
 		panic(err)
 	}
-	c, _ := res.Confirmation()
+	c, _ := hitl.ConfirmationOf(res)
 	fmt.Println(res.Status, res.Action, c.ConfirmedItems)
 	// Output:
 	// completed confirm [email_001]

@@ -170,7 +170,7 @@ func TestInlineFlows(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sub, err := final.Submission()
+			sub, err := hitl.SubmissionOf(final)
 			if err != nil || sub.Mode != "inline_submit" || sub.SubmittedVia != a.Via {
 				t.Errorf("Submission() = %+v, %v", sub, err)
 			}
@@ -479,7 +479,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				sub, err := final.Submission()
+				sub, err := hitl.SubmissionOf(final)
 				if err != nil || sub.Mode != "inline_submit" || sub.SubmittedVia != hitl.ViaTelegram || final.Action != "confirm" {
 					t.Errorf("after the poll: %v, submission %+v, %v", final, sub, err)
 				}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -49,7 +50,7 @@ type Client struct {
 	timeout        time.Duration
 	allowLocalHTTP bool
 	allowPrivate   bool
-	polls          *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
+	polls          *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.

@@ -2,7 +2,7 @@
 // shares: the [Result] every wait yields, [Credential], [Waiter] and the errors.
 //
 // A [Wait] polls the source of truth — paced by the server: Retry-After, ETag and 304, 429
-// and 5xx backoff, a bound on polls in flight ([Slots]) — while any number of push sources
+// and 5xx backoff, a bound on polls in flight — while any number of push sources
 // ([Push]: an event stream, callbacks, an A2A stream or push notification, a WebSocket, a
 // caller's [Waiter]) run beside the polls. A push source can only make the wait poll at
 // once, or, when it holds the complete outcome from a source the caller trusts, settle it.

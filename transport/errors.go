@@ -89,3 +89,8 @@ func clipID(s string) string {
 // agent that will not stream the task. The wait carries on polling. A [Push] returns an
 // error wrapping it to say it will not be run again.
 var ErrStreamUnavailable = errors.New("event stream unavailable")
+
+// ErrPrivateAddress: a connection was refused because the host resolves to an address no
+// public service has (loopback, private, link-local, unspecified, or such an address mapped
+// into IPv6). It ends a wait at once: retrying would not change where the name points.
+var ErrPrivateAddress = errors.New("host resolves to a private address")

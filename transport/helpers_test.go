@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -20,7 +21,7 @@ func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context
 type poller struct {
 	Client      *http.Client
 	MaxInterval time.Duration
-	Slots       *transport.Slots
+	Slots       *pace.Slots
 }
 
 // poll waits on url with p's configuration and decode, polling only.

@@ -182,7 +182,8 @@ func WithAllowLocalHTTP() Option {
 // dialled: a host that resolves to such an address is refused, with an error matching
 // [ErrPrivateAddress] that ends a wait, so a hostile answer cannot point the agent and its
 // credentials into its own network. The dial check applies when the client's transport is an
-// *http.Transport (the default); wrap the dialer of any other transport yourself. With
+// *http.Transport (the default); any other transport is not wrapped: check addresses in its
+// own dialer. With
 // [WithAllowLocalHTTP], loopback connections are allowed.
 func WithAllowPrivateAddresses() Option {
 	return func(s *clientopt.Settings) error {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
+	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -87,22 +88,8 @@ func TestStatusErrorCategories(t *testing.T) {
 	}
 }
 
-func TestResultAccessors(t *testing.T) {
+func TestDecidedByHuman(t *testing.T) {
 	r := &transport.Result{Status: transport.StatusCompleted, Action: "approve"}
-	if a, err := r.Approval(); err != nil || a.Feedback != "" {
-		t.Errorf("approve without data: %+v, %v", a, err)
-	}
-	if _, err := r.Selection(); !errors.Is(err, transport.ErrNoData) {
-		t.Errorf("selection without data: %v", err)
-	}
-	r.Data = []byte(`{"selected_ids":["a","b"],"note":"n"}`)
-	if s, err := r.Selection(); err != nil || len(s.Selected) != 2 || s.Note != "n" {
-		t.Errorf("Selection() = %+v, %v", s, err)
-	}
-	r.Data = []byte(`[1]`)
-	if _, err := r.Input(); err == nil {
-		t.Error("Input() on an array: want an error")
-	}
 	expired := &transport.Result{Status: transport.StatusExpired, DefaultAction: "approve", DefaultApplied: true}
 	if expired.DecidedByHuman() || r.DecidedByHuman() != true {
 		t.Error("DecidedByHuman wrong")
@@ -157,7 +144,7 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 		svc := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "x")
 		})}
-		p := &poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: transport.NewSlots(3)}
+		p := &poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: pace.NewSlots(3)}
 		done := func([]byte) (int, bool, error) { return 1, true, nil }
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -175,7 +162,7 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 		// Every slot taken: a loop waits for one, and stops with its context.
 		for range 3 {
-			transport.SlotsOf(p.Slots, "https://svc.example/s") <- struct{}{}
+			p.Slots.Of("https://svc.example/s") <- struct{}{}
 		}
 		ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errGaveUp)
 		defer cancel()

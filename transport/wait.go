@@ -96,7 +96,7 @@ type Wait[T any] struct {
 	OnETag func(tag string)
 	// Slots, when set, bound the polls in flight per origin among every wait that shares
 	// them: a poll waits its turn (or for ctx to end) while the bound is reached.
-	Slots *Slots
+	Slots *pace.Slots
 
 	// Push are the push sources that run beside the polls, each on a goroutine of its own
 	// (see [Push]). Watch are sources that need no goroutine — a mailbox of callbacks: each
@@ -248,7 +248,7 @@ type pacer[T any] struct {
 }
 
 func newPacer[T any](ctx context.Context, w *Wait[T], stop context.CancelCauseFunc) *pacer[T] {
-	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.of(w.URL), etag: w.ETag,
+	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.Of(w.URL), etag: w.ETag,
 		bo:    backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval),
 		first: make(chan struct{}), done: make(chan struct{}), gone: make(chan struct{})}
 }

@@ -453,7 +453,7 @@ func namedInSlack(r *transport.Result, by string) {
 // slackSubmitter is the Slack user id the service recorded for an inline submission made
 // through Slack (HITL §7.6 submission_context.submitted_by), or "".
 func slackSubmitter(r *transport.Result) string {
-	s, err := r.Submission()
+	s, err := hitl.SubmissionOf(r)
 	if err != nil || s.Mode != "inline_submit" {
 		return ""
 	}

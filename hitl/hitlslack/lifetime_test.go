@@ -87,7 +87,7 @@ func TestChannelWithDeciders(t *testing.T) {
 	_ = json.Unmarshal([]byte(view.Blocks), &v)
 	deliver(t, a.handler, signed(submitPayload("U0LEAD", v.PrivateMetadata, "Ship after the 14:00 freeze"), secret, time.Now()))
 	d := wait(t, done)
-	ap, err := d.r.Approval()
+	ap, err := hitl.ApprovalOf(d.r)
 	if d.r.Action != "edit" || err != nil || ap.Feedback != "Ship after the 14:00 freeze" {
 		t.Fatalf("Result = %v, approval %+v, %v", d.r, ap, err)
 	}

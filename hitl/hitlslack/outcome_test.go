@@ -75,7 +75,7 @@ func TestSelectionOnTheReviewPage(t *testing.T) {
 	if err := a.bot.Finish(ctx, d.it, d.r); err != nil {
 		t.Fatal(err)
 	}
-	sel, err := d.r.Selection()
+	sel, err := hitl.SelectionOf(d.r)
 	if err != nil || len(sel.Selected) != 1 || sel.Selected[0] != "eu-west" {
 		t.Fatalf("Selection = %v, %v", sel, err)
 	}

@@ -82,7 +82,7 @@ func TestReviewPageEveryType(t *testing.T) {
 		{"approval", []string{"acme-web v2.1.0", "Request edits", `value="reject"`},
 			url.Values{"action": {"edit"}, "feedback": {"Use a canary first."}}, "edit",
 			func(t *testing.T, r *transport.Result) {
-				a, err := r.Approval()
+				a, err := hitl.ApprovalOf(r)
 				if err != nil || a.Feedback != "Use a canary first." {
 					t.Errorf("Approval = %+v, %v", a, err)
 				}
@@ -90,7 +90,7 @@ func TestReviewPageEveryType(t *testing.T) {
 		{"selection", []string{"Staff Frontend Developer, Klarna", `type="checkbox" name="selected" value="job_2"`},
 			url.Values{"action": {"select"}, "selected": {"job_2", "job_3"}, "note": {"remote only"}}, "select",
 			func(t *testing.T, r *transport.Result) {
-				sel, err := r.Selection()
+				sel, err := hitl.SelectionOf(r)
 				if err != nil || !cmp.Equal(sel.Selected, []string{"job_2", "job_3"}) || sel.Note != "remote only" {
 					t.Errorf("Selection = %+v, %v", sel, err)
 				}
@@ -98,7 +98,7 @@ func TestReviewPageEveryType(t *testing.T) {
 		{"input", []string{"Expected annual salary (EUR)", `type="date"`, `type="number"`, `autocomplete="off"`},
 			url.Values{"action": {"submit"}, "salary_expectation": {"95000"}, "start_date": {"2027-01-04"}, "shown.remote": {"1"}, "remote": {"true"}}, "submit",
 			func(t *testing.T, r *transport.Result) {
-				in, err := r.Input()
+				in, err := hitl.InputOf(r)
 				if err != nil || in["salary_expectation"] != json.Number("95000") || in["start_date"] != "2027-01-04" || in["remote"] != true {
 					t.Errorf("Input = %v, %v", in, err)
 				}
@@ -106,7 +106,7 @@ func TestReviewPageEveryType(t *testing.T) {
 		{"confirmation", []string{"Application to Klarna", "This cannot be undone", `value="cancel"`},
 			url.Values{"action": {"confirm"}, "item": {"email_001"}}, "confirm",
 			func(t *testing.T, r *transport.Result) {
-				c, err := r.Confirmation()
+				c, err := hitl.ConfirmationOf(r)
 				if err != nil || !cmp.Equal(c.ConfirmedItems, []string{"email_001"}) {
 					t.Errorf("Confirmation = %+v, %v", c, err)
 				}
@@ -114,7 +114,7 @@ func TestReviewPageEveryType(t *testing.T) {
 		{"escalation", []string{"3 of 5 pods failed readiness checks", `name="param.readiness_timeout_seconds"`, `value="abort"`},
 			url.Values{"action": {"retry"}, "param.readiness_timeout_seconds": {"300"}, "param.strategy": {"rolling"}, "reason": {"longer probe"}}, "retry",
 			func(t *testing.T, r *transport.Result) {
-				e, err := r.Escalation()
+				e, err := hitl.EscalationOf(r)
 				if err != nil || e.Reason != "longer probe" || string(e.ModifiedParams) != `{"readiness_timeout_seconds":300}` {
 					t.Errorf("Escalation = %+v %s, %v", e, e.ModifiedParams, err)
 				}
@@ -255,7 +255,7 @@ func TestReviewPageMultiStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, _ := r.Input()
+	in, _ := hitl.InputOf(r)
 	if _, has := in["annual_salary"]; has || in["hourly_rate"] != json.Number("95") || !cmp.Equal(in["skills"], []any{"frontend", "devops"}) {
 		t.Errorf("Input = %v", in)
 	}

@@ -40,7 +40,7 @@ type Config struct {
 	MaxBody               int64
 	PollInterval          time.Duration
 	RequestTimeout        time.Duration
-	Polls                 *transport.Slots
+	Polls                 *pace.Slots
 	AllowLocalHTTP        bool
 	AllowPrivateAddresses bool
 }
@@ -91,7 +91,7 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 	if n == 0 {
 		n = pace.MaxPollsInFlight
 	}
-	c.Polls = transport.NewSlots(n)
+	c.Polls = pace.NewSlots(n)
 	return c, nil
 }
 
@@ -99,7 +99,7 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 func (c *Config) service() *http.Client {
 	hc := c.HTTP
 	if !c.AllowPrivateAddresses {
-		hc = dial.PublicOnly(hc, &transport.PublicDialer{AllowLoopback: c.AllowLocalHTTP})
+		hc = dial.PublicOnly(hc, &dial.PublicDialer{AllowLoopback: c.AllowLocalHTTP})
 	}
 	cp := *hc
 	cp.Transport = &guard{rt: hc.Transport, allowLocal: c.AllowLocalHTTP, allowPrivate: c.AllowPrivateAddresses}

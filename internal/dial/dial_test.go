@@ -56,7 +56,7 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	}
 	for name := range table {
 		t.Run(name, func(t *testing.T) {
-			hc := dial.PublicOnly(&http.Client{Transport: &http.Transport{}}, &transport.PublicDialer{Resolver: table})
+			hc := dial.PublicOnly(&http.Client{Transport: &http.Transport{}}, &dial.PublicDialer{Resolver: table})
 			calls := 0
 			w := &transport.Wait[bool]{URL: "http://" + name + ":" + port + "/status", Client: hc, Decode: func([]byte) (bool, bool, error) {
 				calls++
@@ -76,7 +76,7 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	}
 	// The same resolver with loopback allowed does reach the server: the refusal above was
 	// the dialer's, not a failed lookup.
-	hc := dial.PublicOnly(&http.Client{}, &transport.PublicDialer{Resolver: table, AllowLoopback: true})
+	hc := dial.PublicOnly(&http.Client{}, &dial.PublicDialer{Resolver: table, AllowLoopback: true})
 	resp, err := hc.Get("http://rebind.example:" + port + "/status")
 	if err != nil {
 		t.Fatal(err)

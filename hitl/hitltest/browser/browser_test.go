@@ -200,7 +200,7 @@ func TestEveryTypeInABrowser(t *testing.T) {
 		}
 		shot(t, ctx, "approval-answered")
 		r := result(t, out).result
-		ap, err := r.Approval()
+		ap, err := hitl.ApprovalOf(r)
 		if r.Action != "edit" || err != nil || ap.Feedback != "Roll out to one region first." {
 			t.Errorf("Result %v, %+v", r, ap)
 		}
@@ -215,7 +215,7 @@ func TestEveryTypeInABrowser(t *testing.T) {
 		do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="select"]`)))
 		answered(t, ctx)
 		r := result(t, out).result
-		sel, err := r.Selection()
+		sel, err := hitl.SelectionOf(r)
 		if err != nil || strings.Join(sel.Selected, ",") != "job_2,job_3" || sel.Note != "Remote roles only." {
 			t.Errorf("Selection %+v, %v", sel, err)
 		}
@@ -243,7 +243,7 @@ func TestEveryTypeInABrowser(t *testing.T) {
 		do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="submit"]`)))
 		answered(t, ctx)
 		r := result(t, out).result
-		in, err := r.Input()
+		in, err := hitl.InputOf(r)
 		if err != nil || in["salary_expectation"] != json.Number("95000") || in["start_date"] != "2027-01-04" || in["remote"] != true {
 			t.Errorf("Input %v, %v", in, err)
 		}
@@ -257,7 +257,7 @@ func TestEveryTypeInABrowser(t *testing.T) {
 		do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="confirm"]`)))
 		answered(t, ctx)
 		r := result(t, out).result
-		c, err := r.Confirmation()
+		c, err := hitl.ConfirmationOf(r)
 		if r.Action != "confirm" || err != nil || strings.Join(c.ConfirmedItems, ",") != "email_001" {
 			t.Errorf("Confirmation %+v, %v", c, err)
 		}
@@ -273,7 +273,7 @@ func TestEveryTypeInABrowser(t *testing.T) {
 		do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="retry"]`)))
 		answered(t, ctx)
 		r := result(t, out).result
-		e, err := r.Escalation()
+		e, err := hitl.EscalationOf(r)
 		if r.Action != "retry" || err != nil || string(e.ModifiedParams) != `{"readiness_timeout_seconds":300}` {
 			t.Errorf("Escalation %+v %s, %v", e, e.ModifiedParams, err)
 		}
@@ -324,7 +324,7 @@ func TestMultiStepFormInABrowser(t *testing.T) {
 	do(t, ctx, chromedp.Click(chromedp.CSS(`button[value="submit"]`)))
 	answered(t, ctx)
 	o := result(t, out)
-	in, _ := o.result.Input()
+	in, _ := hitl.InputOf(o.result)
 	if _, has := in["annual_salary"]; has || in["hourly_rate"] != json.Number("95") || in["employment_type"] != "contract" || in["tax_id"] != "DE123456789" {
 		t.Errorf("Input %v", in)
 	}

@@ -1,4 +1,4 @@
-package transport
+package pace
 
 import "testing"
 
@@ -6,11 +6,11 @@ import "testing"
 // nothing.
 func TestSlots(t *testing.T) {
 	s := NewSlots(3)
-	a, a2, b := s.of("https://a.example/reviews/1/status"), s.of("https://a.example/other"), s.of("https://b.example/reviews/1/status")
+	a, a2, b := s.Of("https://a.example/reviews/1/status"), s.Of("https://a.example/other"), s.Of("https://b.example/reviews/1/status")
 	if a != a2 || a == b || cap(a) != 3 || cap(b) != 3 {
 		t.Errorf("of: same origin shares %v, other origin apart %v, caps %d %d; want true, true, 3 3", a == a2, a != b, cap(a), cap(b))
 	}
-	if NewSlots(0) != nil || NewSlots(0).of("https://a.example/") != nil {
+	if NewSlots(0) != nil || NewSlots(0).Of("https://a.example/") != nil {
 		t.Error("NewSlots(0) bounds something")
 	}
 }

@@ -1,4 +1,4 @@
-package transport
+package pace
 
 import (
 	"sync"
@@ -6,9 +6,9 @@ import (
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
-// Slots bound the polls in flight per origin: every [Wait] given the same Slots takes one
-// for its URL's origin before each poll and frees it after, so at most n polls of one origin
-// are in flight at once, however many waits and clients share them. Safe for concurrent use.
+// Slots bound the polls in flight per origin: every wait given the same Slots takes one for
+// its URL's origin before each poll and frees it after, so at most n polls of one origin are
+// in flight at once, however many waits and clients share them. Safe for concurrent use.
 type Slots struct {
 	n int
 	m sync.Map // origin → chan struct{} of cap n
@@ -22,8 +22,8 @@ func NewSlots(n int) *Slots {
 	return &Slots{n: n}
 }
 
-// of returns the slots of rawURL's origin; nil (no bound) on nil Slots.
-func (s *Slots) of(rawURL string) chan struct{} {
+// Of returns the slots of rawURL's origin; nil (no bound) on nil Slots.
+func (s *Slots) Of(rawURL string) chan struct{} {
 	if s == nil {
 		return nil
 	}
