@@ -102,7 +102,7 @@ func TestToolAsksAPerson(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFiles(t, hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second)), 200*time.Millisecond)
+			f := newFiles(t, hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second)), 500*time.Millisecond)
 			var forwarded atomic.Int32
 			forward := func(_ context.Context, it *hitl.Interrupt) error {
 				if forwarded.Add(1) == 1 {
@@ -132,7 +132,7 @@ func TestToolAsksAPerson(t *testing.T) {
 // never an empty success. On 2025-11-25 the link goes out as a URL elicitation, and the
 // client hears notifications/elicitation/complete for it when the person has decided.
 func TestToolOnEveryRevision(t *testing.T) {
-	const check = 1500 * time.Millisecond // the fake service's first poll is after 1 s
+	const check = 3 * time.Second // the fake service's first poll is after 1 s; the rest is room for a busy machine
 	for _, tt := range []struct {
 		rev      string
 		urlMode  bool // the client declares URL-mode elicitation

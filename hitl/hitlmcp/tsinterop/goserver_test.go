@@ -18,8 +18,9 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// check is the Go tool's Check in these tests; the fake service's first poll is after 1 s.
-const check = 1500 * time.Millisecond
+// check is the Go tool's Check in these tests: the fake service's first poll is after 1 s,
+// and the rest is room for a busy machine.
+const check = 3 * time.Second
 
 // goTool is a Go MCP server whose delete_file tool (a hitlmcp.Tool) asks a person through
 // the fake HITL service svc; deleted counts the deletions.
