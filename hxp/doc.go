@@ -3,9 +3,11 @@
 //
 // [Client.Create] validates a [Request] against the spec (2–6 options, context ≤ 500
 // characters, default_option among the options, input types, well-formed validation) and
-// sends nothing when it fails. [Client.Wait] polls once, then listens on the WebSocket the
-// server offers (either URL shape in use), and falls back to polling when it fails; the
-// receipt becomes the shared [transport.Result]. A default option the server applied on
+// sends nothing when it fails. [Client.Wait] polls the request for the whole wait, the
+// source of truth; when the server offers a WebSocket (either URL shape in use) it
+// subscribes first and polls beside it, so a completion pushed over the socket ends the wait
+// at once and a socket that fails only makes the decision known later. The receipt becomes
+// the shared [transport.Result]. A default option the server applied on
 // timeout (completed_by "system") is an expiry with DefaultApplied, never a human decision.
 // [Receipt.Check] checks a result against its request; [Receipt.VerifyEvidence] recomputes
 // the evidence hash when the caller holds the server's secret, with the spec's formula or

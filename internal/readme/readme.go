@@ -55,6 +55,7 @@ var (
 
 func apply(...any)                                    {}
 func record(string, *transport.Result) error { return nil }
+func keep(*hitl.Interrupt)                       {}
 func askMyHuman(context.Context, string) bool { return false }
 func chatButtonPressed(context.Context, string) (*transport.Result, error) { return nil, nil }
 `
