@@ -387,7 +387,8 @@ type WaitOptions struct {
 	// ChangeWindow is how long the service lets the human change a submitted answer, as its
 	// documentation says (a live HITL service allows five minutes, then answers 409; the
 	// protocol has no field for it): a completed Result's FinalAt is then its completion plus
-	// the window, see [Client.Final]. 0: answers are final when completed.
+	// the window (from when the answer was first seen when the service sends no completion
+	// time), see [Client.Final]. 0: answers are final when completed.
 	ChangeWindow time.Duration
 	// NoReminders turns reminders off: by default, at each of the case's reminder_at times
 	// and on each review.reminder event, the forwarder is called again with the same

@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -9,7 +10,7 @@ import (
 )
 
 // mayChange sets res.FinalAt when the service lets the human change a completed answer for
-// window.
+// window: window after its completion, or after now when the service gave no completion time.
 func (c *Client) mayChange(ctx context.Context, res *transport.Result, window time.Duration) {
 	if res.Status != transport.StatusCompleted || res.DefaultApplied || window <= 0 {
 		return
@@ -23,8 +24,11 @@ func (c *Client) mayChange(ctx context.Context, res *transport.Result, window ti
 // Final returns the answer of it once the human can no longer change it. r is the Result a
 // wait returned: when its FinalAt is zero it is returned as it is; otherwise Final waits
 // until FinalAt, polls the case again, and returns what the service then holds — the answer
-// the human may have changed, or a Result that is final (FinalAt zero, or past when a poll
-// read it). o tunes those polls as it would a wait (its ChangeWindow too). Cancelling ctx
+// the human may have changed. That Result is final (FinalAt zero) unless the answer changed
+// and the service's completion time puts the end of its window later, in which case Final
+// waits again. When the service gives no completion time, the window runs from when the
+// answer was first seen and a later poll does not restart it, so Final returns after one
+// window and one poll. o tunes those polls as it would a wait (its ChangeWindow too). Cancelling ctx
 // ends the wait with context.Cause(ctx). Safe for concurrent use.
 func (c *Client) Final(ctx context.Context, it *Interrupt, r *transport.Result, o *WaitOptions) (*transport.Result, error) {
 	if r == nil {
@@ -49,7 +53,8 @@ func (c *Client) Final(ctx context.Context, it *Interrupt, r *transport.Result, 
 		if err != nil {
 			return nil, err
 		}
-		if !next.FinalAt.After(time.Now()) {
+		same := next.Status == r.Status && next.Action == r.Action && bytes.Equal(next.Data, r.Data)
+		if same || next.EndedAt.IsZero() || !next.FinalAt.After(time.Now()) {
 			next.FinalAt = time.Time{}
 		}
 		r = next

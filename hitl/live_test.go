@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -185,4 +186,41 @@ func TestLiveServiceInlineChange(t *testing.T) {
 			t.Errorf("a change after the window = %v, want ErrCaseClosed (409)", err)
 		}
 	})
+}
+
+// TestFinalWithoutCompletedAt: a completed poll without completed_at starts the change
+// window when the answer is first seen; later polls of the same answer do not restart it,
+// so Final ends at the end of that window with one more poll, the answer final.
+func TestFinalWithoutCompletedAt(t *testing.T) {
+	for _, tc := range []struct{ name, later, want string }{
+		{"same answer", `{"status":"completed","result":{"action":"approve"}}`, "approve"},
+		{"changed answer", `{"status":"completed","result":{"action":"reject"}}`, "reject"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rt := &script{replies: []reply{{status: 200, body: `{"status":"completed","result":{"action":"approve"}}`},
+					{status: 200, body: tc.later}}}
+				c := newClient(t, rt)
+				it := interrupt("review_nostamp", 24*time.Hour)
+				o := &hitl.WaitOptions{PollOnly: true, ChangeWindow: 5 * time.Minute}
+				start := time.Now()
+				res, err := c.Wait(t.Context(), it, o)
+				if err != nil || !res.FinalAt.Equal(start.Add(5*time.Minute)) {
+					t.Fatalf("Wait = %+v, %v; want FinalAt 5 min after the answer was seen", res, err)
+				}
+				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Hour)
+				defer cancel()
+				final, err := c.Final(ctx, it, res, o)
+				if err != nil || final.Action != tc.want || !final.FinalAt.IsZero() {
+					t.Fatalf("Final = %+v, %v; want %s, final", final, err, tc.want)
+				}
+				if got := time.Since(start); got != 5*time.Minute {
+					t.Errorf("Final returned %v after the answer was seen, want 5m0s", got)
+				}
+				if reqs, _ := rt.requests(); len(reqs) != 2 {
+					t.Errorf("%d polls, want 2 (the wait's and one at the end of the window)", len(reqs))
+				}
+			})
+		})
+	}
 }
