@@ -35,7 +35,7 @@ type WaitOptions struct {
 	Interval time.Duration
 	// Wake, when set, makes the wait query the task at once each time it receives: a way of
 	// the caller's own (a chat button, a queue) that learned something. Never closed by
-	// the wait.
+	// the wait; once the caller closes it, it is no longer read and the wait goes on polling.
 	Wake <-chan struct{}
 }
 
@@ -88,7 +88,10 @@ func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func
 				select {
 				case <-ctx.Done():
 					return nil
-				case <-o.Wake:
+				case _, ok := <-o.Wake:
+					if !ok {
+						return nil // closed: nothing more to say; the polls go on
+					}
 					wake()
 				}
 			}

@@ -59,3 +59,42 @@ func TestMaxPollsInFlight(t *testing.T) {
 		}
 	})
 }
+
+// TestClosedWakeKeepsPolling: a Wake channel the caller closes mid-wait is no longer read;
+// the wait goes on at its interval and ends with the task once it is completed, after a
+// bounded number of queries.
+func TestClosedWakeKeepsPolling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			mu    sync.Mutex
+			polls int
+		)
+		done := time.Now().Add(10 * time.Minute)
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			polls++
+			mu.Unlock()
+			state := "TASK_STATE_WORKING"
+			if !time.Now().Before(done) {
+				state = "TASK_STATE_COMPLETED"
+			}
+			_, _ = w.Write([]byte(`{"id":"t1","status":{"state":"` + state + `"}}`))
+		})
+		c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: h}}))
+		wake := make(chan struct{})
+		time.AfterFunc(30*time.Second, func() { close(wake) })
+		task, err := c.Wait(t.Context(), &a2a.Pause{Class: a2a.ClassWorking, TaskID: "t1", Endpoint: a2a.Endpoint{URL: "https://agent.example", Binding: a2a.REST10}},
+			&a2a.WaitOptions{Interval: time.Minute, Wake: wake})
+		if err != nil || task.State != a2a.StateCompleted {
+			t.Fatalf("Wait = %+v, %v; want the completed task", task, err)
+		}
+		if got := time.Since(done); got < 0 || got > time.Minute {
+			t.Errorf("Wait ended %v after the task completed, want within one interval", got)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if polls > 12 {
+			t.Errorf("%d queries in 10 min at a 1 min interval, want at most 12", polls)
+		}
+	})
+}

@@ -166,7 +166,10 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 					select {
 					case <-ctx.Done():
 						return
-					case <-theirs:
+					case _, ok := <-theirs:
+						if !ok {
+							return
+						}
 						kick()
 					}
 				}

@@ -231,3 +231,43 @@ func TestMaxPollsInFlight(t *testing.T) {
 		}
 	})
 }
+
+// TestClosedWakeOfAnA2ARun: the caller's own Wake for an A2A run, closed at 5 s while a way
+// of the caller's also wakes the run, is no longer read: the run goes on querying the task
+// each minute and ends with the relay's approval (at 20 s) at the next query, at 1 min.
+func TestClosedWakeOfAnA2ARun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		relay := a2atest.NewMemoryRelay(t)
+		silent := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+			<-ctx.Done()
+			return nil, context.Cause(ctx)
+		})
+		c, err := hitl.NewClient(transport.WithHTTPClient(relay.Client()), hitl.WithA2A(), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			id := relay.NextHold(t.Context().Done())
+			<-time.After(20 * time.Second)
+			_ = relay.Approve(id)
+		}()
+		wake := make(chan struct{})
+		time.AfterFunc(5*time.Second, func() { close(wake) })
+		o := &hitl.WaitOptions{Ways: []transport.Waiter[*hitl.Interrupt]{silent},
+			A2A: &a2a.RunOptions{Wait: a2a.WaitOptions{Interval: time.Minute, Wake: wake}}}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, relay.Endpoint().URL,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"transfer 500 EUR"}]}}}`))
+		began := time.Now()
+		resp, err := c.Do(t.Context(), req, &hitl.CallOptions{Wait: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.Result == nil || resp.Result.Status != transport.StatusCompleted {
+			t.Fatalf("result %v", resp.Result)
+		}
+		if d := time.Since(began); d != time.Minute {
+			t.Errorf("ended after %v, want 1m0s (the first query after the approval)", d)
+		}
+	})
+}
