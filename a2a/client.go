@@ -345,6 +345,20 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(withoutNulls(x), withoutNulls(y))
 }
 
+// unmarshalNumbers is json.Unmarshal into v keeping each number as the json.Number it was
+// sent as, so that an integer above 2^53 is neither rounded nor equal to its neighbour.
+func unmarshalNumbers(data []byte, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		return errors.New("a2a: data after the JSON value")
+	}
+	return nil
+}
+
 // withoutNulls drops the null members of every object in v.
 func withoutNulls(v any) any {
 	switch v := v.(type) {

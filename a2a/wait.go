@@ -476,7 +476,7 @@ func readdressed(a Answer, from, to string) Answer {
 	out := Answer{Action: a.Action, Parts: make([]Part, len(a.Parts))}
 	for i, p := range a.Parts {
 		var v any
-		if len(p.Data) > 0 && json.Unmarshal(p.Data, &v) == nil {
+		if len(p.Data) > 0 && unmarshalNumbers(p.Data, &v) == nil {
 			if b, err := json.Marshal(replaceString(v, from, to)); err == nil {
 				p.Data = b
 			}
