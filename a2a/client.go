@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"reflect"
 	"strings"
@@ -336,10 +337,10 @@ func sameJSON(a, b json.RawMessage) bool {
 		return true
 	}
 	var x, y any
-	if len(bytes.TrimSpace(a)) > 0 && json.Unmarshal(a, &x) != nil {
+	if len(bytes.TrimSpace(a)) > 0 && unmarshalNumbers(a, &x) != nil {
 		return false
 	}
-	if len(bytes.TrimSpace(b)) > 0 && json.Unmarshal(b, &y) != nil {
+	if len(bytes.TrimSpace(b)) > 0 && unmarshalNumbers(b, &y) != nil {
 		return false
 	}
 	return reflect.DeepEqual(withoutNulls(x), withoutNulls(y))
@@ -359,9 +360,16 @@ func unmarshalNumbers(data []byte, v *any) error {
 	return nil
 }
 
-// withoutNulls drops the null members of every object in v.
+// withoutNulls drops the null members of every object in v, and makes each number a float64
+// but an integer that a float64 would round (beyond 2^53), which stays the text it was sent as.
 func withoutNulls(v any) any {
 	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil || (math.Abs(f) >= 1<<53 && !strings.ContainsAny(string(v), ".eE")) {
+			return string(v)
+		}
+		return f
 	case map[string]any:
 		for k, m := range v {
 			if m == nil {

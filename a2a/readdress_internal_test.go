@@ -14,3 +14,23 @@ func TestReaddressedKeepsNumbers(t *testing.T) {
 		t.Errorf("re-addressed data %s, want %s", got.Parts[0].Data, want)
 	}
 }
+
+// TestSameJSONNumbers: arguments are the same call when their numbers have the same value,
+// however written, and not when two integers beyond 2^53 differ.
+func TestSameJSONNumbers(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"amount":9007199254740993}`, `{"amount":9007199254740992}`, false},
+		{`{"amount":9007199254740993}`, `{"amount": 9007199254740993}`, true},
+		{`{"amount":1}`, `{"amount":1.0}`, true},
+		{`{"amount":1e2}`, `{"amount":100}`, true},
+		{`{"amount":1,"note":null}`, `{"amount":1}`, true},
+		{`{"amount":1}`, `{"amount":1} {}`, false},
+	} {
+		if got := sameJSON(json.RawMessage(tc.a), json.RawMessage(tc.b)); got != tc.want {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
