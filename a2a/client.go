@@ -28,22 +28,22 @@ const (
 	// defaultPollInterval (transport.WithPollInterval's default) is the delay between two tasks/get polls of a waiting task when
 	// the agent gives no Retry-After (the relay pattern polls every 5 s).
 	defaultPollInterval = 5 * time.Second
-	// DefaultMaxTurns bounds how many questions [Client.Run] answers for one task.
-	DefaultMaxTurns = 10
+	// defaultMaxTurns bounds how many questions [Client.Run] answers for one task.
+	defaultMaxTurns = 10
 	// defaultRequestTimeout (transport.WithRequestTimeout's default) bounds one request that is not a stream. A blocking send lasts
 	// the agent's whole turn, until its task pauses or ends (1.0 §3.1.1), hence the margin.
 	defaultRequestTimeout = 2 * time.Minute
-	// DefaultMaxRepeats bounds how often a wait takes the same transient error from the
+	// defaultMaxRepeats bounds how often a wait takes the same transient error from the
 	// agent (-32603, -32000 with the same message, a task for another id) before it ends
 	// with it.
-	DefaultMaxRepeats = 8
+	defaultMaxRepeats = 8
 	// staleGrace is how long [Client.Run] waits, after a resume, for a task that still shows
 	// the question just answered to move on (an agent that replies before it processes)
 	// before it takes the question as asked again.
 	staleGrace = 2 * time.Minute
-	// DefaultDeliveries bounds how often [Client.Run] sends one answer when the agent cannot
+	// defaultDeliveries bounds how often [Client.Run] sends one answer when the agent cannot
 	// be reached or its reply is lost.
-	DefaultDeliveries = 5
+	defaultDeliveries = 5
 )
 
 // Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
@@ -172,7 +172,7 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 		return nil, err
 	}
 	if ev.Task == nil {
-		return nil, malformed(ErrUnrecognised, "task query answered without a task")
+		return nil, malformed(errUnrecognised, "task query answered without a task")
 	}
 	if err := mismatch(id, "", ev.Task); err != nil {
 		return nil, err
@@ -195,7 +195,7 @@ func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, err
 		return nil, err
 	}
 	if ev.Task == nil {
-		return nil, malformed(ErrUnrecognised, "cancel answered without a task")
+		return nil, malformed(errUnrecognised, "cancel answered without a task")
 	}
 	if err := mismatch(id, "", ev.Task); err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func (c *Client) answerTo(p *Pause, a Answer) *Message {
 // agent unreachable, a 5xx or 429, a reply lost), it asks the agent for the task: still
 // asking the same question means the answer did not arrive, and the same message (same
 // messageId, which agents use to de-duplicate) is sent again; anything else means it
-// arrived, and the task's state is the answer. At most DefaultDeliveries sends.
+// arrived, and the task's state is the answer. At most 5 sends.
 func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error) {
 	if err := resumable(p, a); err != nil {
 		return nil, err
@@ -264,7 +264,7 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 			return ev.Task, nil
 		case err == nil: // a message in reply: the task's state is fetched by the caller's wait
 			return &Task{ID: p.TaskID, ContextID: p.ContextID, State: StateWorking}, nil
-		case !httpx.IsTemporary(err) || sends == DefaultDeliveries:
+		case !httpx.IsTemporary(err) || sends == defaultDeliveries:
 			return nil, err
 		}
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a answer's fate unknown; asking the agent", slog.String("task", p.TaskID), slog.String("err", err.Error()))
@@ -295,7 +295,7 @@ func wantsName(ep Endpoint, err error) bool {
 		return false
 	}
 	var ae *Error
-	return errors.Is(err, ErrInvalidParams) ||
+	return errors.Is(err, errInvalidParams) ||
 		(errors.As(err, &ae) && ae.Code == -32603 && strings.Contains(strings.ToLower(ae.Message), "task name is required"))
 }
 
@@ -452,7 +452,7 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 // temporary reports the answers a wait rides out: a body that is not JSON (a proxy's page
 // with 200), and an agent's internal or generic server error.
 func temporary(err error) bool {
-	return errors.Is(err, ErrNotJSON) || errors.Is(err, ErrInternal) || errors.Is(err, ErrServer) || httpx.IsTemporary(err)
+	return errors.Is(err, ErrNotJSON) || errors.Is(err, errInternal) || errors.Is(err, errServer) || httpx.IsTemporary(err)
 }
 
 // ResultOf turns a finished task into a Result. action is the human's last answer, when a

@@ -12,32 +12,34 @@ import (
 )
 
 // Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
-// numbers; -31401 and -31403 are a2a-go's). Match an [*Error] with errors.Is.
+// numbers; -31401 and -31403 are a2a-go's). ErrTaskNotFound, ErrTaskNotCancelable,
+// ErrTaskTerminal and ErrRemote match an [*Error] with errors.Is; for the other codes read
+// the Error's Code with errors.As.
 var (
-	ErrParse                     = errors.New("a2a: JSON parse error")                   // -32700
-	ErrInvalidRequest            = errors.New("a2a: invalid request")                    // -32600
-	ErrMethodNotFound            = errors.New("a2a: method not found")                   // -32601
-	ErrInvalidParams             = errors.New("a2a: invalid params")                     // -32602
-	ErrInternal                  = errors.New("a2a: internal error")                     // -32603
-	ErrServer                    = errors.New("a2a: server error")                       // -32000
+	errParse                     = errors.New("a2a: JSON parse error")                   // -32700
+	errInvalidRequest            = errors.New("a2a: invalid request")                    // -32600
+	errMethodNotFound            = errors.New("a2a: method not found")                   // -32601
+	errInvalidParams             = errors.New("a2a: invalid params")                     // -32602
+	errInternal                  = errors.New("a2a: internal error")                     // -32603
+	errServer                    = errors.New("a2a: server error")                       // -32000
 	ErrTaskNotFound              = errors.New("a2a: task not found")                     // -32001
 	ErrTaskNotCancelable         = errors.New("a2a: task not cancelable")                // -32002
-	ErrPushNotSupported          = errors.New("a2a: push notifications not supported")   // -32003
-	ErrUnsupportedOperation      = errors.New("a2a: unsupported operation")              // -32004
-	ErrContentTypeNotSupported   = errors.New("a2a: content type not supported")         // -32005
-	ErrInvalidAgentResponse      = errors.New("a2a: invalid agent response")             // -32006
-	ErrExtendedCardNotConfigured = errors.New("a2a: extended agent card not configured") // -32007
-	ErrExtensionSupportRequired  = errors.New("a2a: extension support required")         // -32008
-	ErrVersionNotSupported       = errors.New("a2a: protocol version not supported")     // -32009
-	ErrUnauthenticated           = errors.New("a2a: unauthenticated")                    // -31401
-	ErrPermissionDenied          = errors.New("a2a: permission denied")                  // -31403
+	errPushNotSupported          = errors.New("a2a: push notifications not supported")   // -32003
+	errUnsupportedOperation      = errors.New("a2a: unsupported operation")              // -32004
+	errContentTypeNotSupported   = errors.New("a2a: content type not supported")         // -32005
+	errInvalidAgentResponse      = errors.New("a2a: invalid agent response")             // -32006
+	errExtendedCardNotConfigured = errors.New("a2a: extended agent card not configured") // -32007
+	errExtensionSupportRequired  = errors.New("a2a: extension support required")         // -32008
+	errVersionNotSupported       = errors.New("a2a: protocol version not supported")     // -32009
+	errUnauthenticated           = errors.New("a2a: unauthenticated")                    // -31401
+	errPermissionDenied          = errors.New("a2a: permission denied")                  // -31403
 	// ErrTaskTerminal matches a refusal to touch a task that has already ended: the spec's
 	// -32004 UnsupportedOperationError, and a2a-go's -32602 "task in a terminal state".
 	ErrTaskTerminal = errors.New("a2a: task is in a terminal state")
 	// ErrRemote matches every [*Error], whatever its code.
 	ErrRemote = errors.New("a2a: error from the agent")
 	// ErrRepeatedError: the agent gave the same transient error (an internal or server error)
-	// DefaultMaxRepeats times in a row; the wait ends with it instead of lasting until the
+	// 8 times in a row; the wait ends with it instead of lasting until the
 	// caller's deadline.
 	ErrRepeatedError = errors.New("a2a: the agent kept answering with the same error")
 )
@@ -59,13 +61,13 @@ func mismatch(taskID, contextID string, t *Task) error {
 
 // codes maps each error code to its sentinel (one table for both versions).
 var codes = map[int]error{
-	-32700: ErrParse, -32600: ErrInvalidRequest, -32601: ErrMethodNotFound,
-	-32602: ErrInvalidParams, -32603: ErrInternal, -32000: ErrServer,
-	-32001: ErrTaskNotFound, -32002: ErrTaskNotCancelable, -32003: ErrPushNotSupported,
-	-32004: ErrUnsupportedOperation, -32005: ErrContentTypeNotSupported,
-	-32006: ErrInvalidAgentResponse, -32007: ErrExtendedCardNotConfigured,
-	-32008: ErrExtensionSupportRequired, -32009: ErrVersionNotSupported,
-	-31401: ErrUnauthenticated, -31403: ErrPermissionDenied,
+	-32700: errParse, -32600: errInvalidRequest, -32601: errMethodNotFound,
+	-32602: errInvalidParams, -32603: errInternal, -32000: errServer,
+	-32001: ErrTaskNotFound, -32002: ErrTaskNotCancelable, -32003: errPushNotSupported,
+	-32004: errUnsupportedOperation, -32005: errContentTypeNotSupported,
+	-32006: errInvalidAgentResponse, -32007: errExtendedCardNotConfigured,
+	-32008: errExtensionSupportRequired, -32009: errVersionNotSupported,
+	-31401: errUnauthenticated, -31403: errPermissionDenied,
 }
 
 // reasons maps a google.rpc.ErrorInfo reason (1.0 §5.4: the error name in UPPER_SNAKE
@@ -159,18 +161,18 @@ var (
 	ErrMalformed = errors.New("a2a: malformed response")
 	// ErrNotJSON: the body is not JSON (an HTML error page, text, a cut-off body).
 	ErrNotJSON = errors.New("body is not JSON")
-	// ErrNotJSONRPC: a JSON-RPC envelope whose "jsonrpc" member is not "2.0".
-	ErrNotJSONRPC = errors.New(`envelope "jsonrpc" is not "2.0"`)
+	// errNotJSONRPC: a JSON-RPC envelope whose "jsonrpc" member is not "2.0".
+	errNotJSONRPC = errors.New(`envelope "jsonrpc" is not "2.0"`)
 	// ErrResultAndError: an envelope with both "result" and "error".
 	ErrResultAndError = errors.New(`envelope has both "result" and "error"`)
-	// ErrNoResult: an envelope with neither "result" nor "error".
-	ErrNoResult = errors.New(`envelope has neither "result" nor "error"`)
-	// ErrIDMismatch: the envelope's id is not the request's.
-	ErrIDMismatch = errors.New("envelope id does not match the request")
-	// ErrBadErrorObject: an error object whose code is not an integer, or that is not an object.
-	ErrBadErrorObject = errors.New("error object is malformed")
-	// ErrUnrecognised: JSON, but not a task, message or event of any version.
-	ErrUnrecognised = errors.New("not a task, message or event")
+	// errNoResult: an envelope with neither "result" nor "error".
+	errNoResult = errors.New(`envelope has neither "result" nor "error"`)
+	// errIDMismatch: the envelope's id is not the request's.
+	errIDMismatch = errors.New("envelope id does not match the request")
+	// errBadErrorObject: an error object whose code is not an integer, or that is not an object.
+	errBadErrorObject = errors.New("error object is malformed")
+	// errUnrecognised: JSON, but not a task, message or event of any version.
+	errUnrecognised = errors.New("not a task, message or event")
 )
 
 // MalformedError is a response that is not a well-formed A2A answer. errors.Is matches

@@ -20,9 +20,9 @@ import (
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
-// DefaultJWTMaxAge is how old a signed push notification may be (the A2A 0.3 push
+// defaultJWTMaxAge is how old a signed push notification may be (the A2A 0.3 push
 // notification topic's receivers reject tokens older than five minutes).
-const DefaultJWTMaxAge = 5 * time.Minute
+const defaultJWTMaxAge = 5 * time.Minute
 
 // JWTVerifier checks push notifications signed as the A2A 0.3 push-notification topic
 // describes: "Authorization: Bearer <JWT>", RS256, a kid naming the sender's key in its JWKS,
@@ -34,7 +34,7 @@ type JWTVerifier struct {
 	// fetched again: a kid not found is looked up once more before the notification is
 	// refused. [JWKSKeys] fetches and caches a JWKS URL.
 	Key func(ctx context.Context, kid string, refresh bool) (*rsa.PublicKey, error)
-	// MaxAge: 0 means DefaultJWTMaxAge.
+	// MaxAge: 0 means 5 min.
 	MaxAge time.Duration
 }
 
@@ -87,7 +87,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, authorization string, body []b
 	age := time.Since(time.Unix(int64(iat), 0))
 	maxAge := v.MaxAge
 	if maxAge <= 0 {
-		maxAge = DefaultJWTMaxAge
+		maxAge = defaultJWTMaxAge
 	}
 	if age > maxAge || age < -time.Minute {
 		return fmt.Errorf("%w: issued %v ago", ErrBadSignature, age.Round(time.Second))

@@ -80,7 +80,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		return out, err
 	}
 	if out.Task == nil && out.Message == nil {
-		return nil, malformed(ErrUnrecognised, "stream ended without a task or message")
+		return nil, malformed(errUnrecognised, "stream ended without a task or message")
 	}
 	return out, nil
 }

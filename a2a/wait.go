@@ -63,7 +63,7 @@ func inClass(from Class) func(*Task, Class) bool {
 }
 
 // wait polls the task until stay reports false for it, and returns it. Snapshots of another
-// task are ignored; the same transient error DefaultMaxRepeats times in a row ends the wait.
+// task are ignored; the same transient error 8 times in a row ends the wait.
 // The stream, the push receiver and o.Wake only make it query the task at once.
 func (c *Client) wait(ctx context.Context, ep Endpoint, taskID string, stay func(*Task, Class) bool, o *WaitOptions) (*Task, error) {
 	if o == nil {
@@ -148,7 +148,7 @@ func (q *taskQuery) decode(body []byte) (*Task, bool, error) {
 	case err != nil:
 		return nil, false, err
 	case ev.Task == nil:
-		return nil, false, malformed(ErrUnrecognised, "task query answered without a task")
+		return nil, false, malformed(errUnrecognised, "task query answered without a task")
 	}
 	q.lastErr, q.repeats = "", 0
 	cl := Classify(ev.Task)
@@ -162,14 +162,14 @@ func (q *taskQuery) decode(body []byte) (*Task, bool, error) {
 	return ev.Task, true, nil
 }
 
-// again counts a transient answer: DefaultMaxRepeats of the same in a row end the wait.
+// again counts a transient answer: 8 of the same in a row end the wait.
 func (q *taskQuery) again(err error) error {
 	if msg := err.Error(); msg == q.lastErr {
 		q.repeats++
 	} else {
 		q.lastErr, q.repeats = msg, 1
 	}
-	if q.repeats >= DefaultMaxRepeats {
+	if q.repeats >= defaultMaxRepeats {
 		return fmt.Errorf("%w (%d times): %w", ErrRepeatedError, q.repeats, err)
 	}
 	return transport.Temporary(err)
@@ -265,7 +265,7 @@ var errStale = errors.New("the task still shows the question answered")
 
 // RunOptions are per-run settings. A nil *RunOptions means the defaults.
 type RunOptions struct {
-	// MaxTurns bounds the questions answered; 0 means DefaultMaxTurns.
+	// MaxTurns bounds the questions answered; 0 means 10.
 	MaxTurns int
 	// Notify is told of each hold no Asker can answer — auth-required, a relay waiting for
 	// its administrator — once per hold, so the agent can tell its human. Nil: not told.
@@ -302,7 +302,7 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 	}
 	maxTurns := o.MaxTurns
 	if maxTurns <= 0 {
-		maxTurns = DefaultMaxTurns
+		maxTurns = defaultMaxTurns
 	}
 	if p == nil {
 		return nil, ErrNotPaused

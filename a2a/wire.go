@@ -182,9 +182,9 @@ func readProbe(body []byte) (p probe, err error) {
 			return p, malformed(ErrNotJSON, "")
 		}
 		if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) == 0 || trimmed[0] != '{' {
-			return p, malformed(ErrUnrecognised, "not a JSON object")
+			return p, malformed(errUnrecognised, "not a JSON object")
 		}
-		return p, malformed(ErrUnrecognised, fieldOf(err))
+		return p, malformed(errUnrecognised, fieldOf(err))
 	}
 	return p, nil
 }
@@ -218,7 +218,7 @@ func decode(body []byte, wantID json.RawMessage) (*Event, error) {
 
 func decodeEnvelope(env *probe, wantID json.RawMessage) (*Event, error) {
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
-		return nil, malformed(ErrNotJSONRPC, "")
+		return nil, malformed(errNotJSONRPC, "")
 	}
 	hasResult := len(env.Result) > 0
 	hasError := len(env.Error) > 0 && string(env.Error) != "null"
@@ -226,18 +226,18 @@ func decodeEnvelope(env *probe, wantID json.RawMessage) (*Event, error) {
 	case hasResult && hasError:
 		return nil, malformed(ErrResultAndError, "")
 	case !hasResult && !hasError:
-		return nil, malformed(ErrNoResult, "")
+		return nil, malformed(errNoResult, "")
 	}
 	// An error answering an unparsable request carries id null (JSON-RPC 2.0 §5).
 	if wantID != nil && !sameID(env.ID, wantID) && !(hasError && (len(env.ID) == 0 || string(env.ID) == "null")) {
-		return nil, malformed(ErrIDMismatch, "")
+		return nil, malformed(errIDMismatch, "")
 	}
 	if hasError {
 		return nil, rpcError(env.Error)
 	}
 	p, err := readProbe(env.Result)
 	if err != nil {
-		return nil, malformed(ErrUnrecognised, "result is not an object")
+		return nil, malformed(errUnrecognised, "result is not an object")
 	}
 	ev, err := decodeValue(&p, env.Result)
 	if err != nil {
@@ -265,11 +265,11 @@ func rpcError(raw json.RawMessage) error {
 		Data    json.RawMessage `json:"data"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return malformed(ErrBadErrorObject, "not an object")
+		return malformed(errBadErrorObject, "not an object")
 	}
 	code, err := strconv.Atoi(string(e.Code))
 	if err != nil {
-		return malformed(ErrBadErrorObject, "code is not an integer")
+		return malformed(errBadErrorObject, "code is not an integer")
 	}
 	return &Error{Code: code, Message: e.Message, HTTPStatus: 200, Data: e.Data, Reason: errorReason(e.Data)}
 }
@@ -311,11 +311,11 @@ func restError(raw json.RawMessage, httpStatus int) error {
 		Details json.RawMessage `json:"details"`
 	}
 	if err := json.Unmarshal(raw, &e); err != nil {
-		return malformed(ErrBadErrorObject, "not an object")
+		return malformed(errBadErrorObject, "not an object")
 	}
 	status, err := strconv.Atoi(string(e.Code))
 	if err != nil && len(e.Code) > 0 {
-		return malformed(ErrBadErrorObject, "code is not an integer")
+		return malformed(errBadErrorObject, "code is not an integer")
 	}
 	if httpStatus == 0 {
 		httpStatus = status
@@ -334,7 +334,7 @@ func problemError(body []byte, httpStatus int) error {
 		Detail string `json:"detail"`
 	}
 	if err := json.Unmarshal(body, &p); err != nil {
-		return malformed(ErrBadErrorObject, "problem details malformed")
+		return malformed(errBadErrorObject, "problem details malformed")
 	}
 	if httpStatus == 0 {
 		httpStatus = p.Status
@@ -375,7 +375,7 @@ func restCode(reason string, httpStatus int) int {
 func decodeValue(p *probe, raw []byte) (*Event, error) {
 	var kind string
 	if p.Kind != nil && json.Unmarshal(p.Kind, &kind) != nil {
-		return nil, malformed(ErrUnrecognised, "kind is not a string")
+		return nil, malformed(errUnrecognised, "kind is not a string")
 	}
 	set := func(v json.RawMessage) bool { return len(v) > 0 && string(v) != "null" }
 	bare := p.ID == nil && p.Status == nil
@@ -389,7 +389,7 @@ func decodeValue(p *probe, raw []byte) (*Event, error) {
 	case kind == "artifact-update":
 		return artifactEvent(raw)
 	case kind != "":
-		return nil, malformed(ErrUnrecognised, fmt.Sprintf("unknown kind %q", kind))
+		return nil, malformed(errUnrecognised, fmt.Sprintf("unknown kind %q", kind))
 	case bare && set(p.Task):
 		return taskEvent(p.Task)
 	case bare && set(p.StatusUpdate):
@@ -405,7 +405,7 @@ func decodeValue(p *probe, raw []byte) (*Event, error) {
 	case p.MessageID != nil:
 		return messageEvent(raw)
 	}
-	return nil, malformed(ErrUnrecognised, "")
+	return nil, malformed(errUnrecognised, "")
 }
 
 type wirePart struct {
@@ -574,10 +574,10 @@ func firstOf(a, b string) string {
 func taskEvent(raw json.RawMessage) (*Event, error) {
 	var w wireTask
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, malformed(ErrUnrecognised, "task: "+fieldOf(err))
+		return nil, malformed(errUnrecognised, "task: "+fieldOf(err))
 	}
 	if w.ID == "" {
-		return nil, malformed(ErrUnrecognised, "task has no id")
+		return nil, malformed(errUnrecognised, "task has no id")
 	}
 	var d dialect
 	t := &Task{ID: w.ID, ContextID: w.ContextID, State: StateUnknown, Metadata: w.Metadata}
@@ -595,7 +595,7 @@ func taskEvent(raw json.RawMessage) (*Event, error) {
 func messageEvent(raw json.RawMessage) (*Event, error) {
 	var w wireMessage
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, malformed(ErrUnrecognised, "message: "+fieldOf(err))
+		return nil, malformed(errUnrecognised, "message: "+fieldOf(err))
 	}
 	var d dialect
 	m := d.message(&w)
@@ -605,10 +605,10 @@ func messageEvent(raw json.RawMessage) (*Event, error) {
 func statusEvent(raw json.RawMessage) (*Event, error) {
 	var w wireStatusUpdate
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, malformed(ErrUnrecognised, "status update: "+fieldOf(err))
+		return nil, malformed(errUnrecognised, "status update: "+fieldOf(err))
 	}
 	if w.TaskID == "" {
-		return nil, malformed(ErrUnrecognised, "status update has no taskId")
+		return nil, malformed(errUnrecognised, "status update has no taskId")
 	}
 	var d dialect
 	s := &StatusUpdate{TaskID: w.TaskID, ContextID: w.ContextID, State: StateUnknown, Metadata: w.Metadata, Final: w.Final}
@@ -622,7 +622,7 @@ func statusEvent(raw json.RawMessage) (*Event, error) {
 func artifactEvent(raw json.RawMessage) (*Event, error) {
 	var w wireArtifactUpdate
 	if err := json.Unmarshal(raw, &w); err != nil {
-		return nil, malformed(ErrUnrecognised, "artifact update: "+fieldOf(err))
+		return nil, malformed(errUnrecognised, "artifact update: "+fieldOf(err))
 	}
 	var d dialect
 	a := &ArtifactUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Append: w.Append, LastChunk: w.LastChunk,

@@ -21,10 +21,10 @@ type Ask func(ctx context.Context, it *Interaction, p Participant) (Feedback, er
 // ErrResolved is the cause given to the asks still waiting when the policy has decided.
 var ErrResolved = errors.New("hi: interaction resolved")
 
-// DefaultMaxParticipants is how many participants FanOut asks at most, unless
+// defaultMaxParticipants is how many participants FanOut asks at most, unless
 // [WithMaxParticipants] raises it: a message written by a model must not make the agent
 // ask a thousand people.
-const DefaultMaxParticipants = 100
+const defaultMaxParticipants = 100
 
 // ErrTooManyParticipants: an interaction has more participants than FanOut may ask.
 var ErrTooManyParticipants = errors.New("hi: too many participants")
@@ -54,14 +54,14 @@ func WithMaxParticipants(n int) FanOutOption {
 // instead, since that participant's answer is unknown. FanOut returns only after every ask
 // has returned. it is updated (History, Status) and must not be used concurrently.
 //
-// An interaction with more than DefaultMaxParticipants participants (see
+// An interaction with more than 100 participants (see
 // [WithMaxParticipants]) is refused with ErrTooManyParticipants before anyone is asked. The
 // responses are tallied as they arrive, in constant time each.
 func FanOut(ctx context.Context, it *Interaction, ask Ask, opts ...FanOutOption) (*transport.Result, Tally, error) {
 	if it == nil || len(it.Participants) == 0 || ask == nil {
 		return nil, Tally{}, errors.New("hi: FanOut needs an interaction with participants, and an Ask")
 	}
-	cfg := fanOutConfig{maxParticipants: DefaultMaxParticipants}
+	cfg := fanOutConfig{maxParticipants: defaultMaxParticipants}
 	for _, o := range opts {
 		if o != nil {
 			o(&cfg)

@@ -9,10 +9,10 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// SameParticipant reports whether a and b name the same participant: participant ids are
+// sameParticipant reports whether a and b name the same participant: participant ids are
 // compared after Unicode NFKC normalisation and case folding, so "Ana", "ANA" and "Ａｎａ"
 // (full-width) are one person, who is asked, and can vote, once.
-func SameParticipant(a, b string) bool { return participantKey(a) == participantKey(b) }
+func sameParticipant(a, b string) bool { return participantKey(a) == participantKey(b) }
 
 // participantKey is the form participant ids are compared in: NFKC, then case folded, then
 // NFKC again (folding can undo a normalisation).

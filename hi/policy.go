@@ -302,7 +302,7 @@ func (it *Interaction) Record(f Feedback) (Tally, error) {
 		it.Status = StatusReceived
 		return Evaluate(it), nil
 	}
-	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return SameParticipant(p.ID, f.ParticipantID) }) {
+	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return sameParticipant(p.ID, f.ParticipantID) }) {
 		return Tally{}, fmt.Errorf("hi: Record: %q is not a participant", f.ParticipantID)
 	}
 	if len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action) {

@@ -21,10 +21,10 @@ import (
 
 // Callback wire names (HITL Protocol §9).
 const (
-	// SignatureHeader carries "sha256=" and the hex HMAC-SHA256 of the raw callback body
+	// signatureHeader carries "sha256=" and the hex HMAC-SHA256 of the raw callback body
 	// (§9), or, as one live service writes it, "algorithm=HS256, value=" and the same HMAC in
 	// base64url: both are verified.
-	SignatureHeader = "X-HITL-Signature"
+	signatureHeader = "X-HITL-Signature"
 	// CallbackURLField is the key of the callback URL in the agent's original request body.
 	// (§6's prose says callback_url; its example, and the services, use hitl_callback_url.)
 	CallbackURLField = "hitl_callback_url"
@@ -117,7 +117,7 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 		MaxConcurrentReads: o.MaxConcurrentReads,
 		Logger:             o.Logger,
 		Verify: func(h http.Header, body []byte) bool {
-			sig := h.Get(SignatureHeader)
+			sig := h.Get(signatureHeader)
 			if notify.VerifyHMACSHA256(key, body, sig, signaturePrefix) {
 				return true
 			}

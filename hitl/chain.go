@@ -11,8 +11,8 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// DefaultMaxRounds is how many rounds [Client.Chain] runs when ChainOptions does not say.
-const DefaultMaxRounds = 3
+// defaultMaxRounds is how many rounds [Client.Chain] runs when ChainOptions does not say.
+const defaultMaxRounds = 3
 
 // Round is one round of a multi-round review (HITL Protocol §10.1): the case put to the human
 // and how it ended.
@@ -31,7 +31,7 @@ type ReviseFunc func(ctx context.Context, history []Round) (*Interrupt, error)
 
 // ChainOptions tunes [Client.Chain]. A nil *ChainOptions means the defaults.
 type ChainOptions struct {
-	// MaxRounds bounds the rounds, the first included; 0 means DefaultMaxRounds.
+	// MaxRounds bounds the rounds, the first included; 0 means 3.
 	MaxRounds int
 	// Forwarder overrides the client's forwarder.
 	Forwarder Forwarder
@@ -64,7 +64,7 @@ func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc,
 	}
 	limit := o.MaxRounds
 	if limit <= 0 {
-		limit = DefaultMaxRounds
+		limit = defaultMaxRounds
 	}
 	var history []Round
 	for it := first; it != nil; {

@@ -46,12 +46,12 @@ type DetectOptions struct {
 	// ReadTimeout bounds reading the 202 (or A2A) body, which Detect reads whatever the
 	// caller's context: a service that trickles its answer, or stops mid-body, makes
 	// Detect fail with ErrBodyTimeout (the body is then closed). 0 means
-	// DefaultReadTimeout.
+	// 30 s.
 	ReadTimeout time.Duration
 }
 
-// DefaultReadTimeout is how long Detect may take to read a 202 or A2A body.
-const DefaultReadTimeout = 30 * time.Second
+// defaultReadTimeout is how long Detect may take to read a 202 or A2A body.
+const defaultReadTimeout = 30 * time.Second
 
 // ErrBodyTimeout: the body Detect had to read did not arrive within
 // [DetectOptions].ReadTimeout.
@@ -163,7 +163,7 @@ func readAndRestore(resp *http.Response, opts *DetectOptions) ([]byte, error) {
 	limit := cmp.Or(max(opts.MaxBody, 0), httpx.DefaultBodyLimit)
 	orig := resp.Body
 	var late atomic.Bool
-	deadline := time.AfterFunc(cmp.Or(max(opts.ReadTimeout, 0), DefaultReadTimeout), func() {
+	deadline := time.AfterFunc(cmp.Or(max(opts.ReadTimeout, 0), defaultReadTimeout), func() {
 		late.Store(true)
 		_ = orig.Close()
 	})

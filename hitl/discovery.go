@@ -20,9 +20,9 @@ import (
 // WellKnownPath is where a service publishes its discovery document (HITL Protocol App. D).
 const WellKnownPath = "/.well-known/hitl.json"
 
-// DefaultDiscoveryLifetime is how long a discovery document is cached when the response does
+// defaultDiscoveryLifetime is how long a discovery document is cached when the response does
 // not say (App. D recommends max-age=86400).
-const DefaultDiscoveryLifetime = 24 * time.Hour
+const defaultDiscoveryLifetime = 24 * time.Hour
 
 // ErrNoDiscovery: the service publishes no discovery document (404). It may still answer with
 // HITL 202s; discovery is advisory.
@@ -246,7 +246,7 @@ func (dc *discoveryCache) put(origin string, d *Discovery, expires time.Time) {
 }
 
 // Discover fetches the discovery document of serviceURL's origin, or returns the cached copy
-// while it is fresh (the response's Cache-Control max-age, else DefaultDiscoveryLifetime,
+// while it is fresh (the response's Cache-Control max-age, else 24 hours,
 // bounded to [1 min, 7 days]). A 404 is ErrNoDiscovery, remembered for the same lifetime.
 // Transient failures (network errors, 429, 502–504) are retried up to 3 times, honouring
 // Retry-After up to 30 s; other statuses are a [*transport.StatusError]. No credential is sent.
@@ -310,7 +310,7 @@ func maxAge(h http.Header) time.Duration {
 			}
 		}
 	}
-	return DefaultDiscoveryLifetime
+	return defaultDiscoveryLifetime
 }
 
 // eventsURL is the event stream a wait follows: the case's events_url, or, when it has none,

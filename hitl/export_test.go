@@ -16,3 +16,13 @@ func (s *MemoryStore) PutRawForTest(key StoreKey, b []byte) {
 	}
 	s.m[key] = b
 }
+
+// The limits and wire names the tests check, not exported.
+const (
+	DefaultReadTimeout = defaultReadTimeout
+	MaxConditionDepth  = maxConditionDepth
+	MaxFieldOptions    = maxFieldOptions
+	MaxFormFields      = maxFormFields
+	MaxPatternLength   = maxPatternLength
+	SignatureHeader    = signatureHeader
+)

@@ -105,18 +105,18 @@ func (c *Case) Form() (*Form, error) {
 // Limits of a form ParseForm accepts: a form over them is refused at once, so that
 // rendering and checking one stays cheap whoever wrote it.
 const (
-	MaxFormFields      = 500  // fields, all steps together
-	MaxFieldOptions    = 1000 // options of one field
-	MaxConditionDepth  = 8    // a field shown by a field shown by … (chains of conditions)
-	MaxPatternLength   = 1000 // bytes of one validation pattern
+	maxFormFields      = 500  // fields, all steps together
+	maxFieldOptions    = 1000 // options of one field
+	maxConditionDepth  = 8    // a field shown by a field shown by … (chains of conditions)
+	maxPatternLength   = 1000 // bytes of one validation pattern
 	maxConditionValues = 1000 // values of one "in" condition
 )
 
 // ErrFormTooLarge matches the [*InvalidError] of a form over one of the limits above.
 var ErrFormTooLarge = errors.New("hitl: form over the size limits")
 
-// ParseForm reads a context.form object. A form over the limits (MaxFormFields,
-// MaxFieldOptions, MaxConditionDepth, MaxPatternLength) is an [*InvalidError] that also
+// ParseForm reads a context.form object. A form over the limits (500 fields, 1,000 options
+// per field, conditions 8 deep, patterns of 1,000 bytes) is an [*InvalidError] that also
 // matches ErrFormTooLarge; so is a condition that refers back to itself.
 func ParseForm(raw []byte) (*Form, error) {
 	var f Form
@@ -214,11 +214,11 @@ func (f *Form) SensitiveKeys() []string {
 	return keys
 }
 
-// Redacted is what [Form.Redact] puts in place of a sensitive value.
-const Redacted = "[redacted]"
+// redactedValue is what [Form.Redact] puts in place of a sensitive value.
+const redactedValue = "[redacted]"
 
 // Redact returns data (a result's data object) with the value of every sensitive field
-// replaced by [Redacted], for logging or display. Data that is not a JSON object is returned
+// replaced by "[redacted]", for logging or display. Data that is not a JSON object is returned
 // as nil, since it cannot be shown safely.
 func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 	var obj map[string]json.RawMessage
@@ -227,7 +227,7 @@ func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 	}
 	for _, k := range f.SensitiveKeys() {
 		if _, ok := obj[k]; ok {
-			obj[k] = json.RawMessage(strconv.Quote(Redacted))
+			obj[k] = json.RawMessage(strconv.Quote(redactedValue))
 		}
 	}
 	out, _ := json.Marshal(obj)
@@ -497,17 +497,17 @@ func validFieldKey(k string) bool {
 func checkFormSize(f *Form) error {
 	var problems []FieldError
 	all := f.All()
-	if len(all) > MaxFormFields {
-		return tooLarge(FieldError{Field: "form", Problem: fmt.Sprintf("has %d fields; at most %d", len(all), MaxFormFields)})
+	if len(all) > maxFormFields {
+		return tooLarge(FieldError{Field: "form", Problem: fmt.Sprintf("has %d fields; at most %d", len(all), maxFormFields)})
 	}
 	shownBy := make(map[string]string, len(all))
 	for i, fd := range all {
 		at := fmt.Sprintf("form.fields[%d]", i)
-		if len(fd.Options) > MaxFieldOptions {
-			problems = append(problems, FieldError{Field: at + ".options", Problem: fmt.Sprintf("%d options; at most %d", len(fd.Options), MaxFieldOptions)})
+		if len(fd.Options) > maxFieldOptions {
+			problems = append(problems, FieldError{Field: at + ".options", Problem: fmt.Sprintf("%d options; at most %d", len(fd.Options), maxFieldOptions)})
 		}
-		if v := fd.Validation; v != nil && len(v.Pattern) > MaxPatternLength {
-			problems = append(problems, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("longer than %d bytes", MaxPatternLength)})
+		if v := fd.Validation; v != nil && len(v.Pattern) > maxPatternLength {
+			problems = append(problems, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("longer than %d bytes", maxPatternLength)})
 		}
 		if cd := fd.Conditional; cd != nil {
 			shownBy[fd.Key] = cd.Field
@@ -517,7 +517,7 @@ func checkFormSize(f *Form) error {
 			}
 		}
 	}
-	// Each chain is followed at most MaxConditionDepth+1 steps: linear in the fields.
+	// Each chain is followed at most maxConditionDepth+1 steps: linear in the fields.
 	for i, fd := range all {
 		depth, key := 0, fd.Key
 		for {
@@ -526,9 +526,9 @@ func checkFormSize(f *Form) error {
 				break
 			}
 			depth++
-			if next == fd.Key || depth > MaxConditionDepth {
+			if next == fd.Key || depth > maxConditionDepth {
 				problems = append(problems, FieldError{Field: fmt.Sprintf("form.fields[%d].conditional", i),
-					Problem: fmt.Sprintf("conditions chained deeper than %d or in a cycle", MaxConditionDepth)})
+					Problem: fmt.Sprintf("conditions chained deeper than %d or in a cycle", maxConditionDepth)})
 				break
 			}
 			key = next

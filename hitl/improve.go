@@ -7,9 +7,9 @@ import (
 	"fmt"
 )
 
-// DefaultImproveRounds is how many improvement rounds [Improve] runs at most by default, as the
+// defaultImproveRounds is how many improvement rounds [Improve] runs at most by default, as the
 // HITL Protocol's guidance recommends.
-const DefaultImproveRounds = 2
+const defaultImproveRounds = 2
 
 // Suggestion is one entry of improvement_suggestions, which a service may add to a 200 or 201
 // to say what more the human could provide.
@@ -45,7 +45,7 @@ type Improvement struct {
 	Ask func(ctx context.Context, s []Suggestion) (answers map[string]string, proceed bool, err error)
 	// Resubmit sends the enriched request and returns the new success body.
 	Resubmit func(ctx context.Context, answers map[string]string) ([]byte, error)
-	// MaxRounds bounds the rounds; 0 means DefaultImproveRounds.
+	// MaxRounds bounds the rounds; 0 means 2.
 	MaxRounds int
 }
 
@@ -59,7 +59,7 @@ func Improve(ctx context.Context, body []byte, im Improvement) ([]byte, int, err
 	}
 	limit := im.MaxRounds
 	if limit <= 0 {
-		limit = DefaultImproveRounds
+		limit = defaultImproveRounds
 	}
 	if err := im.Share(ctx, body); err != nil {
 		return body, 0, fmt.Errorf("hitl: improve: share: %w", err)

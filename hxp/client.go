@@ -20,16 +20,16 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// DefaultAPIPrefix is where the HTTP binding mounts its endpoints (§5.1, §10).
-const DefaultAPIPrefix = "/hxp/v1"
+// defaultAPIPrefix is where the HTTP binding mounts its endpoints (§5.1, §10).
+const defaultAPIPrefix = "/hxp/v1"
 
 // Defaults.
 const (
 	// defaultPollInterval paces polls; HXP defines no Retry-After, and the reference SDK
 	// polls every 2 s.
 	defaultPollInterval = 5 * time.Second
-	// DefaultMessageLimit bounds one WebSocket message.
-	DefaultMessageLimit = 1 << 20
+	// defaultMessageLimit bounds one WebSocket message.
+	defaultMessageLimit = 1 << 20
 	// defaultRequestTimeout bounds every request — create, poll, cancel, list, inbox,
 	// resolve — and the WebSocket handshake.
 	defaultRequestTimeout = 30 * time.Second
@@ -64,7 +64,7 @@ type Client struct {
 // [transport.ErrPrivateAddress]. A nil option is skipped; a bad value, or an option of
 // another client, is an [*transport.OptionError].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
-	c := &Client{prefix: DefaultAPIPrefix}
+	c := &Client{prefix: defaultAPIPrefix}
 	cfg, err := clientcfg.New("hxp", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: defaultRequestTimeout}, opts)
 	if err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func WithHumanAuthorization(cred transport.Credential) transport.Option {
 
 // WithAPIPrefix mounts the endpoints under prefix instead of /hxp/v1 (the OpenAPI file of
 // the reference implementation puts them at the server root under /v1, for one). Default
-// DefaultAPIPrefix. prefix must be empty or start with /.
+// "/hxp/v1". prefix must be empty or start with /.
 func WithAPIPrefix(prefix string) transport.Option {
 	return option("WithAPIPrefix", func(c *Client) error {
 		if prefix != "" && !strings.HasPrefix(prefix, "/") {

@@ -73,10 +73,10 @@ const (
 
 // Limits of §2.
 const (
-	// MinOptions and MaxOptions bound a DECIDE's options (§2.1).
-	MinOptions, MaxOptions = 2, 6
-	// MaxContext is the longest context, in characters (§2, §7).
-	MaxContext = 500
+	// minOptions and maxOptions bound a DECIDE's options (§2.1).
+	minOptions, maxOptions = 2, 6
+	// maxContext is the longest context, in characters (§2, §7).
+	maxContext = 500
 )
 
 // Decide is the payload of a DECIDE (§2.1).
@@ -256,8 +256,8 @@ func (r *Request) Validate() error {
 		bad("fallback", "default applies to DECIDE only")
 	}
 	context := func(s string) {
-		if utf8.RuneCountInString(s) > MaxContext {
-			bad("payload.context", fmt.Sprintf("longer than %d characters", MaxContext))
+		if utf8.RuneCountInString(s) > maxContext {
+			bad("payload.context", fmt.Sprintf("longer than %d characters", maxContext))
 		}
 	}
 	switch r.Action() {
@@ -268,8 +268,8 @@ func (r *Request) Validate() error {
 		if strings.TrimSpace(d.Question) == "" {
 			bad("payload.question", "required")
 		}
-		if n := len(d.Options); n < MinOptions || n > MaxOptions {
-			bad("payload.options", fmt.Sprintf("needs %d to %d options, has %d", MinOptions, MaxOptions, n))
+		if n := len(d.Options); n < minOptions || n > maxOptions {
+			bad("payload.options", fmt.Sprintf("needs %d to %d options, has %d", minOptions, maxOptions, n))
 		}
 		seen := map[string]bool{}
 		for i, o := range d.Options {

@@ -301,7 +301,7 @@ func (c *Client) dial(ctx context.Context, wsURL string) (*ws.Conn, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	conn, err := ws.Dial(dctx, wsURL, c.http, header, DefaultMessageLimit)
+	conn, err := ws.Dial(dctx, wsURL, c.http, header, defaultMessageLimit)
 	if err != nil {
 		return nil, fmt.Errorf("dial: %w", httpx.StripURL(err))
 	}

@@ -1,0 +1,4 @@
+package hi
+
+// SameParticipant exposes sameParticipant to the external tests.
+var SameParticipant = sameParticipant
