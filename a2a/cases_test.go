@@ -148,7 +148,7 @@ func TestCase08TerminalRefusedLocally(t *testing.T) {
 }
 
 // TestCasesStreams is cases 12–18: streams in every framing end their turn where they should
-// and classify as their last state.
+// and Classify as their last state.
 func TestCasesStreams(t *testing.T) {
 	const (
 		sse03 = "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"kind\":\"task\",\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"submitted\"}}}\n\n" +

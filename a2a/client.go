@@ -154,7 +154,7 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 			return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
 		}
 		// Unreachable, reset or timed out: whether the agent got the request is unknown.
-		return nil, transport.Temporary(fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err)))
+		return nil, httpx.Temporary(fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err)))
 	}
 	return resp, nil
 }
@@ -444,7 +444,7 @@ func answer(resp *http.Response, body []byte, wantID json.RawMessage) (*Event, e
 	se := &transport.StatusError{StatusCode: resp.StatusCode, URL: httpx.Redact(resp.Request.URL.String()),
 		Body: httpx.ScrubBytes(body, 512, httpx.Secrets(resp.Request)...)}
 	if c := resp.StatusCode; c == 408 || c == 429 || c >= 500 {
-		return nil, transport.Temporary(se)
+		return nil, httpx.Temporary(se)
 	}
 	return nil, se
 }

@@ -25,3 +25,8 @@ var (
 )
 
 const DefaultMaxRepeats = defaultMaxRepeats
+
+// Building blocks the tests read, not exported.
+var (
+	ReadStream = readEvents
+)

@@ -3,7 +3,7 @@ package a2a
 import "strings"
 
 // State is a task state in canonical form: the 0.x JSON spelling (A2A 0.3 §6.3 TaskState).
-// [ParseState] maps every spelling of every version onto one of these.
+// Every spelling of every version maps onto one of these.
 type State string
 
 // The task states of A2A 0.3 and 1.0 (1.0 §4.1.3 TaskState).
@@ -21,12 +21,12 @@ const (
 	StateUnknown State = "unknown"
 )
 
-// ParseState normalises a state as any version spells it: 0.x kebab case ("input-required"),
+// parseState normalises a state as any version spells it: 0.x kebab case ("input-required"),
 // ProtoJSON ("TASK_STATE_INPUT_REQUIRED"), the 0.3 proto's British TASK_STATE_CANCELLED and
 // "cancelled". Case, surrounding space, and "-" versus "_" do not matter, so
 // "Input-Required" and "task_state_input_required" are input-required. Anything else is
 // StateUnknown.
-func ParseState(s string) State {
+func parseState(s string) State {
 	s = strings.ToLower(strings.TrimSpace(s))
 	s = strings.TrimPrefix(s, "task_state_")
 	s = strings.ReplaceAll(s, "_", "-")

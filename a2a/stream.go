@@ -10,7 +10,7 @@ import (
 	"github.com/hitlkit/hitlkit/internal/sse"
 )
 
-// ReadStream reads an A2A event stream (the body of message/stream, SendStreamingMessage,
+// readEvents reads an A2A event stream (the body of message/stream, SendStreamingMessage,
 // POST message:stream or a subscription) to the end of the turn and returns what it
 // learned: the task as its events built it (snapshot, then status and artifact updates), or
 // the message when the agent answered with one.
@@ -21,7 +21,7 @@ import (
 // [Client.SendStream] does. An error event in the stream (JSON-RPC error or REST
 // {"error"}, sent with HTTP 200) is returned as an [*Error]; an event that is not A2A, as
 // a [*MalformedError]. id:, event: and comment lines are allowed and ignored.
-func ReadStream(r io.Reader) (*Event, error) {
+func readEvents(r io.Reader) (*Event, error) {
 	ev, err := readStream(r, nil)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func ReadStream(r io.Reader) (*Event, error) {
 	return ev, nil
 }
 
-// readStream is ReadStream that also returns, with a read error (a stream cut off), what the
+// readStream is readEvents that also returns, with a read error (a stream cut off), what the
 // stream had said until then.
 func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 	var (
@@ -117,8 +117,8 @@ func mergeObjects(a, b json.RawMessage) json.RawMessage {
 }
 
 // SendStream sends m with the streaming method of ep's binding (message/stream,
-// SendStreamingMessage, POST message:stream) and reads the stream to the end of the turn
-// (see [ReadStream]). When the stream ends with the task still working, or is cut off after
+// SendStreamingMessage, POST message:stream) and reads the stream to the end of the turn (a
+// 0.3 "final": true, a terminal or interrupted state, or the end of the stream). When the stream ends with the task still working, or is cut off after
 // it named the task, it asks GetTask for the truth. It returns the task, or the message the
 // agent answered with. The stream is closed before SendStream returns, whatever the agent
 // does with it after the turn's last event.

@@ -142,7 +142,7 @@ func (q *taskQuery) decode(body []byte) (*Task, bool, error) {
 	switch {
 	case q.get == opGet && wantsName(q.ep, err):
 		q.get = opGetByName // an older agent that wants {"name":"tasks/<id>"}: ask so
-		return nil, false, transport.Temporary(err)
+		return nil, false, httpx.Temporary(err)
 	case err != nil && (temporary(err) || errors.Is(err, transport.ErrMismatch)):
 		return nil, false, q.again(err)
 	case err != nil:
@@ -172,7 +172,7 @@ func (q *taskQuery) again(err error) error {
 	if q.repeats >= defaultMaxRepeats {
 		return fmt.Errorf("%w (%d times): %w", ErrRepeatedError, q.repeats, err)
 	}
-	return transport.Temporary(err)
+	return httpx.Temporary(err)
 }
 
 // errStreamEnded: the agent closed the task's stream; it is subscribed again.
@@ -187,7 +187,7 @@ var errStreamEnded = errors.New("a2a: the agent closed the task's stream")
 func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, last *State, wake func()) error {
 	req, wantID, err := c.request(ctx, ep, opSubscribe, taskID, nil, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, err)
+		return fmt.Errorf("%w: %w", httpx.ErrStreamUnavailable, err)
 	}
 	resp, err := c.do(ctx, req)
 	if err != nil {
@@ -200,7 +200,7 @@ func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, last *S
 		if temporary(err) {
 			return err
 		}
-		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, err)
+		return fmt.Errorf("%w: %w", httpx.ErrStreamUnavailable, err)
 	}
 	var refused error
 	err = sse.Read(resp.Body, maxStreamEvent, func(e sse.Event) bool {
@@ -224,7 +224,7 @@ func (c *Client) follow(ctx context.Context, ep Endpoint, taskID string, last *S
 	})
 	switch {
 	case refused != nil && !temporary(refused):
-		return fmt.Errorf("%w: %w", transport.ErrStreamUnavailable, refused)
+		return fmt.Errorf("%w: %w", httpx.ErrStreamUnavailable, refused)
 	case refused != nil:
 		return refused
 	case err != nil:
@@ -244,7 +244,7 @@ func streamRefused(resp *http.Response, limit int64, wantID json.RawMessage) err
 	if _, err := answer(resp, body, wantID); err != nil {
 		return err
 	}
-	return fmt.Errorf("a2a: subscribe answered %d without an event stream: %w", resp.StatusCode, transport.ErrStreamUnavailable)
+	return fmt.Errorf("a2a: subscribe answered %d without an event stream: %w", resp.StatusCode, httpx.ErrStreamUnavailable)
 }
 
 // waitStale polls a task whose resume was answered with the question just answered, until it

@@ -483,7 +483,7 @@ func (d *dialect) state(raw *string) (State, string) {
 	if len(*raw) > 11 && (*raw)[:11] == "TASK_STATE_" {
 		d.proto = true
 	}
-	return ParseState(*raw), *raw
+	return parseState(*raw), *raw
 }
 
 func (d *dialect) message(w *wireMessage) *Message {

@@ -306,7 +306,7 @@ func TestFaultsFromTheFake(t *testing.T) {
 		{hitltest.FaultOversized, 1, transport.ErrBodyTooLarge},
 		{hitltest.FaultUnauthorized, 1, transport.ErrUnauthorized},
 		{hitltest.FaultNotFound, 1, transport.ErrNotFound},
-		{hitltest.FaultGone, 1, transport.ErrGone},
+		{hitltest.FaultGone, 1, transport.ErrNotFound},
 	}
 	for _, tt := range tests {
 		for _, profile := range hitltest.Profiles() {

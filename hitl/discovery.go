@@ -109,8 +109,8 @@ func (d *Discovery) Supports(transport string) bool {
 	return false
 }
 
-// ParseDiscovery reads a discovery document in either shape.
-func ParseDiscovery(raw []byte) (*Discovery, error) {
+// parseDiscovery reads a discovery document in either shape.
+func parseDiscovery(raw []byte) (*Discovery, error) {
 	var top struct {
 		Protocol json.RawMessage `json:"hitl_protocol"`
 	}
@@ -292,7 +292,7 @@ func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, e
 	if err != nil {
 		return nil, fmt.Errorf("hitl: discover %s: %w", origin, err)
 	}
-	d, err := ParseDiscovery(raw)
+	d, err := parseDiscovery(raw)
 	if err != nil {
 		return nil, err
 	}

@@ -26,3 +26,9 @@ const (
 	MaxPatternLength   = maxPatternLength
 	SignatureHeader    = signatureHeader
 )
+
+// Parsers the tests read, not exported.
+var (
+	ParseDiscovery = parseDiscovery
+	Suggestions    = suggestionsOf
+)

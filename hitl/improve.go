@@ -23,9 +23,9 @@ type Suggestion struct {
 	Priority string `json:"priority,omitempty"`
 }
 
-// Suggestions reads improvement_suggestions from a success body. A body without them, or
+// suggestionsOf reads improvement_suggestions from a success body. A body without them, or
 // with an empty list, gives none and no error.
-func Suggestions(body []byte) ([]Suggestion, error) {
+func suggestionsOf(body []byte) ([]Suggestion, error) {
 	var b struct {
 		S []Suggestion `json:"improvement_suggestions"`
 	}
@@ -65,7 +65,7 @@ func Improve(ctx context.Context, body []byte, im Improvement) ([]byte, int, err
 		return body, 0, fmt.Errorf("hitl: improve: share: %w", err)
 	}
 	for round := 1; round <= limit; round++ {
-		s, err := Suggestions(body)
+		s, err := suggestionsOf(body)
 		if err != nil || len(s) == 0 {
 			return body, round - 1, err
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -77,7 +78,7 @@ func decodePoll(c *Case, body []byte) (*transport.Result, *Update, error) {
 			return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{fieldErrorFromJSON(err)}}
 		}
 		// Truncated or garbled: a proxy or a dropped connection may have cut it. Poll again.
-		return nil, nil, transport.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "body", Problem: "not valid JSON"}}})
+		return nil, nil, httpx.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "body", Problem: "not valid JSON"}}})
 	}
 	if p.CaseID != "" && p.CaseID != c.CaseID {
 		return nil, nil, &InvalidError{Object: "poll response", Problems: []FieldError{{Field: "case_id", Problem: "does not match the case polled"}}}
@@ -164,7 +165,7 @@ func (c *Case) outcome(p *pollResponse) (*transport.Result, *Update, error) {
 		r.Reason = p.Reason
 		r.EndedAt = at(p.CancelledAt)
 	case "":
-		return nil, nil, transport.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "status", Problem: "missing"}}})
+		return nil, nil, httpx.Temporary(&InvalidError{Object: "poll response", Problems: []FieldError{{Field: "status", Problem: "missing"}}})
 	default:
 		// §8 lists the states; a newer service may add more. Keep polling (case 22).
 		return nil, &Update{CaseID: c.CaseID, State: p.Status}, nil

@@ -49,7 +49,7 @@ func SelectionOf(r *transport.Result) (Selection, error) {
 		SelectedIDs []string `json:"selected_ids"`
 		Note        string   `json:"note"`
 	}
-	if err := r.DecodeData(&w); err != nil {
+	if err := decodeData(r, &w); err != nil {
 		return Selection{}, err
 	}
 	s := Selection{Selected: w.Selected, Note: w.Note}
@@ -89,8 +89,19 @@ func EscalationOf(r *transport.Result) (Escalation, error) {
 	return e, decodeOptional(r, &e)
 }
 
+// decodeData unmarshals r's Data into v; it fails with transport.ErrNoData when there is none.
+func decodeData(r *transport.Result, v any) error {
+	if len(r.Data) == 0 || string(r.Data) == "null" {
+		return transport.ErrNoData
+	}
+	if err := json.Unmarshal(r.Data, v); err != nil {
+		return fmt.Errorf("decode result data: %w", err)
+	}
+	return nil
+}
+
 func decodeOptional(r *transport.Result, v any) error {
-	if err := r.DecodeData(v); err != nil && !errors.Is(err, transport.ErrNoData) {
+	if err := decodeData(r, v); err != nil && !errors.Is(err, transport.ErrNoData) {
 		return err
 	}
 	return nil

@@ -120,7 +120,7 @@ var ErrMalformed = errors.New("hxp: malformed answer")
 func malformedAnswer(op string, err error) error {
 	var syn *json.SyntaxError
 	if errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return transport.Temporary(fmt.Errorf("hxp: %s: answer is not JSON: %w", op, err))
+		return httpx.Temporary(fmt.Errorf("hxp: %s: answer is not JSON: %w", op, err))
 	}
 	return fmt.Errorf("%w: %s: %w", ErrMalformed, op, err)
 }

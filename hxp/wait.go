@@ -261,7 +261,7 @@ func stateResult(cr *Created, st *State) (*transport.Result, *Update, error) {
 		rc.Status = st.Status
 		return receiptResult(cr, rc, req)
 	case "":
-		return nil, nil, transport.Temporary(errors.New("hxp: answer without a status"))
+		return nil, nil, httpx.Temporary(errors.New("hxp: answer without a status"))
 	}
 	return nil, &Update{RequestID: cr.RequestID, Status: st.Status}, nil
 }

@@ -10,14 +10,11 @@ import (
 
 // Sentinels for the categories a caller branches on; match them with errors.Is.
 var (
-	// ErrUnauthorized: the server answered 401; the credentials are missing or wrong.
+	// ErrUnauthorized: the server answered 401 or 403; the credentials are missing, wrong or
+	// not enough. StatusError's StatusCode tells which.
 	ErrUnauthorized = errors.New("unauthorized")
-	// ErrForbidden: the server answered 403.
-	ErrForbidden = errors.New("forbidden")
-	// ErrNotFound: the server answered 404; the case is unknown or was deleted.
+	// ErrNotFound: the server answered 404 or 410; the case is unknown or was deleted.
 	ErrNotFound = errors.New("not found")
-	// ErrGone: the server answered 410.
-	ErrGone = errors.New("gone")
 	// ErrUnexpectedStatus: the server answered with a status the protocol does not define here.
 	ErrUnexpectedStatus = errors.New("unexpected status")
 	// ErrBodyTooLarge: a response body exceeded the configured limit.
@@ -40,21 +37,13 @@ func (e *StatusError) Error() string {
 // Is matches the sentinel for the status's category.
 func (e *StatusError) Is(target error) bool {
 	switch e.StatusCode {
-	case http.StatusUnauthorized:
+	case http.StatusUnauthorized, http.StatusForbidden:
 		return target == ErrUnauthorized
-	case http.StatusForbidden:
-		return target == ErrForbidden
-	case http.StatusNotFound:
+	case http.StatusNotFound, http.StatusGone:
 		return target == ErrNotFound
-	case http.StatusGone:
-		return target == ErrGone
 	}
 	return target == ErrUnexpectedStatus
 }
-
-// Temporary marks err, returned by a [Wait]'s Decode, as transient: the wait backs off and
-// polls again instead of ending. Unmarked Decode errors end the wait. Temporary(nil) is nil.
-func Temporary(err error) error { return httpx.Temporary(err) }
 
 // ErrMismatch: an answer, receipt, task or notification concerns another case, request,
 // task or interaction than the one asked about. It is never taken as the outcome.
@@ -82,13 +71,6 @@ func clipID(s string) string {
 	}
 	return s
 }
-
-// ErrStreamUnavailable: the server offers no push source of this kind for this wait — no
-// event stream at the URL (204, 401, 403, 404, 410, another 4xx, a response that is not an
-// event stream, an event over the size limit, or too many failed connections in a row), an
-// agent that will not stream the task. The wait carries on polling. A [Push] returns an
-// error wrapping it to say it will not be run again.
-var ErrStreamUnavailable = errors.New("event stream unavailable")
 
 // ErrPrivateAddress: a connection was refused because the host resolves to an address no
 // public service has (loopback, private, link-local, unspecified, or such an address mapped

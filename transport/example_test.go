@@ -33,7 +33,7 @@ func ExampleWait() {
 		Decode: func(body []byte) (*transport.Result, bool, error) {
 			var st struct{ State, By string }
 			if err := json.Unmarshal(body, &st); err != nil {
-				return nil, false, transport.Temporary(err)
+				return nil, false, err
 			}
 			if st.State == "pending" {
 				return nil, false, nil

@@ -40,7 +40,7 @@ func TestDecoderErrors(t *testing.T) {
 		v, err := poll(t.Context(), p, "https://svc.example/s", func(b []byte) (int, bool, error) {
 			calls++
 			if calls < 4 {
-				return 0, false, transport.Temporary(errFlaky)
+				return 0, false, httpx.Temporary(errFlaky)
 			}
 			return 42, true, nil
 		})
@@ -75,14 +75,14 @@ func TestBackoffGrowsAndStaysBounded(t *testing.T) {
 }
 
 func TestStatusErrorCategories(t *testing.T) {
-	tests := map[int]error{401: transport.ErrUnauthorized, 403: transport.ErrForbidden, 404: transport.ErrNotFound,
-		410: transport.ErrGone, 400: transport.ErrUnexpectedStatus, 302: transport.ErrUnexpectedStatus}
+	tests := map[int]error{401: transport.ErrUnauthorized, 403: transport.ErrUnauthorized, 404: transport.ErrNotFound,
+		410: transport.ErrNotFound, 400: transport.ErrUnexpectedStatus, 302: transport.ErrUnexpectedStatus}
 	for code, want := range tests {
 		err := &transport.StatusError{StatusCode: code}
 		if !errors.Is(err, want) {
 			t.Errorf("%d does not match %v", code, want)
 		}
-		if code != 404 && errors.Is(err, transport.ErrNotFound) {
+		if code != 404 && code != 410 && errors.Is(err, transport.ErrNotFound) {
 			t.Errorf("%d matches ErrNotFound", code)
 		}
 	}

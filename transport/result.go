@@ -164,19 +164,9 @@ func (r *Result) DecidedByHuman() bool {
 	return r != nil && (r.Decision != "" || r.Status == StatusCompleted && !r.DefaultApplied && r.Action != "")
 }
 
-// ErrNoData reports that a typed accessor was called on a result without data.
+// ErrNoData reports that the data of a Result was asked for and it has none (hitl.SelectionOf,
+// hxp.ReceiptOf, …).
 var ErrNoData = errors.New("result has no data")
-
-// DecodeData unmarshals Data into v. It fails with ErrNoData when there is none.
-func (r *Result) DecodeData(v any) error {
-	if len(r.Data) == 0 || string(r.Data) == "null" {
-		return ErrNoData
-	}
-	if err := json.Unmarshal(r.Data, v); err != nil {
-		return fmt.Errorf("decode result data: %w", err)
-	}
-	return nil
-}
 
 // String describes the result without its data, which may hold sensitive form values:
 // "completed: approve (case review_1)".

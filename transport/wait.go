@@ -39,7 +39,7 @@ const (
 //
 // Pacing: after a non-terminal 200 or a 304 the next poll waits for the response's
 // Retry-After (seconds or HTTP-date) or Interval; after 429, 5xx, 408, a network error, a
-// timed-out request or a [Temporary] Decode error it waits for Retry-After or a jittered
+// timed-out request or a transient Decode error it waits for Retry-After or a jittered
 // exponential backoff. Transient failures never end the wait; 401, 403, 404, 410 and other
 // unexpected statuses end it with a [*StatusError]. Every delay is clamped to
 // [MinInterval, MaxInterval]. A wake makes the next poll go out at once, but never sooner
@@ -58,9 +58,9 @@ type Wait[T any] struct {
 	// be read once.
 	Request func(ctx context.Context) (*http.Request, error)
 	// Decode interprets the body of one 200 answer: done=true with the terminal value,
-	// done=false to keep polling, or an error — one wrapped with [Temporary] makes the wait
-	// back off and poll again, any other ends it. Required. It is called from the waiting
-	// goroutine, one call at a time.
+	// done=false to keep polling, or an error, which ends the wait (this module's protocol
+	// packages mark some errors transient: the wait then backs off and polls again).
+	// Required. It is called from the waiting goroutine, one call at a time.
 	Decode func(body []byte) (value T, done bool, err error)
 	// Waiting, when set, reports from a 200's headers alone that the state is still a
 	// waiting one (HXP's HXP-Status header); the body is then not read.
@@ -114,8 +114,8 @@ type Wait[T any] struct {
 // the first settle counts.
 //
 // Its return says what happens next: nil, that it has nothing more to say (it is not run
-// again); an error wrapping ErrStreamUnavailable, that the server offers no such source for
-// this wait (logged; not run again); any other error, that it dropped: it is run again after
+// again); an error, that it dropped (the sources of this module's protocol packages also say
+// that the server offers no such source for this wait: logged, not run again): it is run again after
 // a jittered backoff (1 s growing to 1 min, from 1 s again after a run that woke the wait or
 // lasted 30 s), for as long as the wait lasts. Keep its resume state (Last-Event-ID, a
 // subscription to resume) in the closure.
@@ -198,7 +198,7 @@ func (w *Wait[T]) keep(ctx context.Context, p Push[T], kick func(), settle func(
 		if ctx.Err() != nil {
 			return
 		}
-		if err == nil || errors.Is(err, ErrStreamUnavailable) {
+		if err == nil || errors.Is(err, httpx.ErrStreamUnavailable) {
 			if err != nil {
 				w.Logger.LogAttrs(ctx, slog.LevelDebug, "push source unavailable; polling",
 					slog.String("url", httpx.Redact(w.URL)), errAttr(err))

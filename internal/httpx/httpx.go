@@ -402,7 +402,8 @@ type temporaryError struct{ err error }
 func (e temporaryError) Error() string { return e.err.Error() }
 func (e temporaryError) Unwrap() error { return e.err }
 
-// Temporary marks err as transient (nil stays nil); see transport.Temporary.
+// Temporary marks err, returned by a wait's Decode, as transient: the wait backs off and
+// polls again instead of ending. Temporary(nil) is nil.
 func Temporary(err error) error {
 	if err == nil {
 		return nil
@@ -466,3 +467,10 @@ func (w *StatusWriter) Flush() {
 
 // Unwrap returns the writer beneath, for http.ResponseController.
 func (w *StatusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ErrStreamUnavailable: the server offers no push source of this kind for this wait — no
+// event stream at the URL (204, 401, 403, 404, 410, another 4xx, a response that is not an
+// event stream, an event over the size limit, or too many failed connections in a row), an
+// agent that will not stream the task. The wait carries on polling. A push source returns an
+// error wrapping it to say it will not be run again.
+var ErrStreamUnavailable = errors.New("event stream unavailable")

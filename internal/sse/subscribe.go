@@ -79,7 +79,7 @@ type Subscriber struct {
 // cut off by a dropped connection is never delivered. Comments, events without data and the
 // event names handle does not know are its to ignore.
 //
-// Subscribe returns an error wrapping transport.ErrStreamUnavailable when the server refuses the
+// Subscribe returns an error wrapping httpx.ErrStreamUnavailable when the server refuses the
 // stream (with a [*StatusError] for a refusing status) or MaxFailures connections fail in a
 // row, and context.Cause(ctx) when ctx ends. It starts goroutines that all end before it
 // returns.
@@ -123,9 +123,9 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		var refused *RefusedError
 		switch {
 		case errors.As(err, &refused) && refused.Permanent:
-			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), transport.ErrStreamUnavailable, refusal(refused, url))
+			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), httpx.ErrStreamUnavailable, refusal(refused, url))
 		case errors.Is(err, ErrEventTooLarge):
-			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), transport.ErrStreamUnavailable, err)
+			return fmt.Errorf("subscribe %s: %w: %w", httpx.Redact(url), httpx.ErrStreamUnavailable, err)
 		case refused != nil:
 			hint = refused.RetryAfter
 			err = refusal(refused, url)
@@ -138,7 +138,7 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		}
 		if failures >= cfg.MaxFailures {
 			return fmt.Errorf("subscribe %s: %w: %w after %d failed connections (last: %w)",
-				httpx.Redact(url), transport.ErrStreamUnavailable, ErrFailing, failures, orEOF(err))
+				httpx.Redact(url), httpx.ErrStreamUnavailable, ErrFailing, failures, orEOF(err))
 		}
 		delay := max(bo.Next(), retry, hint)
 		delay = min(max(delay, cfg.MinRetry), cfg.MaxRetry)

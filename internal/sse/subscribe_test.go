@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/internal/sse"
 	"github.com/hitlkit/hitlkit/transport"
@@ -286,7 +287,7 @@ func TestSubscribeUnavailable(t *testing.T) {
 		}, transport.ErrNotFound, 1},
 		{"410", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "no", http.StatusGone)
-		}, transport.ErrGone, 1},
+		}, transport.ErrNotFound, 1},
 		{"204 means stop", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
 		}, transport.ErrUnexpectedStatus, 1},
@@ -296,16 +297,16 @@ func TestSubscribeUnavailable(t *testing.T) {
 		{"200 html page", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = io.WriteString(w, "<html>login</html>")
-		}, transport.ErrStreamUnavailable, 1},
+		}, httpx.ErrStreamUnavailable, 1},
 		{"event over the limit", sse.Subscriber{MaxEventSize: 64 << 10}, func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w, "id: 1\nevent: big\ndata: "+strings.Repeat("x", 70<<10)+"\n\n")
 		}, sse.ErrEventTooLarge, 1},
 		{"500 every time", sse.Subscriber{MaxFailures: 4}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "oops", http.StatusInternalServerError)
-		}, transport.ErrStreamUnavailable, 4},
+		}, httpx.ErrStreamUnavailable, 4},
 		{"closed at once every time", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			eventStream(w)
-		}, transport.ErrStreamUnavailable, sse.DefaultMaxFailures},
+		}, httpx.ErrStreamUnavailable, sse.DefaultMaxFailures},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -313,7 +314,7 @@ func TestSubscribeUnavailable(t *testing.T) {
 				srv := &streams{script: tt.script}
 				tt.sub.Client = srv.client()
 				_, err := collect(t.Context(), &tt.sub, streamURL)
-				if !errors.Is(err, transport.ErrStreamUnavailable) || !errors.Is(err, tt.want) {
+				if !errors.Is(err, httpx.ErrStreamUnavailable) || !errors.Is(err, tt.want) {
 					t.Fatalf("Subscribe = %v, want ErrStreamUnavailable and %v", err, tt.want)
 				}
 				synctest.Wait()
