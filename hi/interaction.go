@@ -459,7 +459,7 @@ func (p *parser) check(it *Interaction) {
 		}
 		seen[a] = true
 	}
-	if q := it.ResolutionPolicy; q.Kind == KindQuorum && !feedback && len(it.Participants) > 0 && q.N > len(it.Participants) {
+	if q := it.ResolutionPolicy; q.Kind == kindQuorum && !feedback && len(it.Participants) > 0 && q.N > len(it.Participants) {
 		p.bad("$.resolutionPolicy", fmt.Sprintf("quorum of %d with only %d participants", q.N, len(it.Participants)))
 	}
 	for i, h := range it.History {

@@ -15,15 +15,17 @@ import (
 // The kinds of resolution policy. The spec names first_response, majority and all_required
 // "etc."; quorum (N of the participants) is the one this package adds.
 const (
-	KindFirstResponse = "first_response"
-	KindMajority      = "majority"
-	KindAllRequired   = "all_required"
-	KindQuorum        = "quorum"
+	kindFirstResponse = "first_response"
+	kindMajority      = "majority"
+	kindAllRequired   = "all_required"
+	kindQuorum        = "quorum"
 )
 
 // Policy is how an interaction's responses resolve it. In JSON it is a string:
 // "first_response", "majority", "all_required", or "quorum:N".
 type Policy struct {
+	// Kind is first_response, majority, all_required (the spec's, which names them "etc.")
+	// or quorum (N of the participants, which this package adds).
 	Kind string
 	// N is the number of matching responses a quorum needs.
 	N int
@@ -32,19 +34,19 @@ type Policy struct {
 // The policies without a parameter.
 var (
 	// FirstResponse: the first valid response decides.
-	FirstResponse = Policy{Kind: KindFirstResponse}
+	FirstResponse = Policy{Kind: kindFirstResponse}
 	// Majority: an action chosen by more than half of the participants decides.
-	Majority = Policy{Kind: KindMajority}
+	Majority = Policy{Kind: kindMajority}
 	// AllRequired: every participant must respond, and all with the same action.
-	AllRequired = Policy{Kind: KindAllRequired}
+	AllRequired = Policy{Kind: kindAllRequired}
 )
 
 // Quorum: n participants choosing the same action decide.
-func Quorum(n int) Policy { return Policy{Kind: KindQuorum, N: n} }
+func Quorum(n int) Policy { return Policy{Kind: kindQuorum, N: n} }
 
 func (p Policy) String() string {
-	if p.Kind == KindQuorum {
-		return KindQuorum + ":" + strconv.Itoa(p.N)
+	if p.Kind == kindQuorum {
+		return kindQuorum + ":" + strconv.Itoa(p.N)
 	}
 	return p.Kind
 }
@@ -54,10 +56,10 @@ func (p Policy) String() string {
 func ParsePolicy(s string) (Policy, error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	switch s {
-	case KindFirstResponse, KindMajority, KindAllRequired:
+	case kindFirstResponse, kindMajority, kindAllRequired:
 		return Policy{Kind: s}, nil
 	}
-	if n, ok := strings.CutPrefix(s, KindQuorum+":"); ok {
+	if n, ok := strings.CutPrefix(s, kindQuorum+":"); ok {
 		if v, err := strconv.Atoi(n); err == nil && v >= 1 {
 			return Quorum(v), nil
 		}
@@ -174,9 +176,9 @@ func (t *Tally) decide(n int, f Feedback) {
 	all := len(t.Votes) == n
 	top, topCount, tie := t.leader()
 	switch t.Policy.Kind {
-	case KindFirstResponse:
+	case kindFirstResponse:
 		t.Resolved, t.Outcome = true, f.Action
-	case KindMajority:
+	case kindMajority:
 		switch {
 		case topCount*2 > n:
 			t.Resolved, t.Outcome = true, top
@@ -186,14 +188,14 @@ func (t *Tally) decide(n int, f Feedback) {
 				t.Conflict = "tie"
 			}
 		}
-	case KindQuorum:
+	case kindQuorum:
 		switch {
 		case topCount >= t.Policy.N:
 			t.Resolved, t.Outcome = true, top
 		case all:
 			t.Resolved, t.Conflict = true, fmt.Sprintf("no action reached the quorum of %d", t.Policy.N)
 		}
-	case KindAllRequired:
+	case kindAllRequired:
 		if all {
 			t.Resolved = true
 			if len(t.Counts) == 1 {

@@ -17,9 +17,6 @@ var (
 	// ErrNoForwarder: a call needed to put a question in front of a human but no Forwarder
 	// was configured; nothing was sent.
 	ErrNoForwarder = errors.New("hitl: no forwarder configured")
-	// ErrCredentialOrigin: Wait was asked to send credentials to an origin the client does
-	// not trust; nothing was sent.
-	ErrCredentialOrigin = errors.New("hitl: poll URL is on an origin not allowed to receive credentials")
 )
 
 // FieldError is one problem with one field. Field is the JSON key (dotted for nested keys);
