@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
@@ -456,15 +457,15 @@ func temporary(err error) bool {
 }
 
 // ResultOf turns a finished task into a Result. action is the human's last answer, when a
-// human answered: it is the Result's Action, and its Decision is [transport.DecisionOf]
-// action (approve is DecisionApprove, deny DecisionReject), whatever the agent then did with
+// human answered: it is the Result's Action, and its Decision is the shared word for it
+// (approve is DecisionApprove, deny DecisionReject, another word DecisionOther), whatever the agent then did with
 // the task, so a "deny" reads the same whether the agent completes the task or rejects it;
 // Status is the task's final state. throughRelay says the task was held by a relay, whose
 // administrator decides: a task it lets through and that completes is DecisionApprove, its
 // rejection (which arrives as "failed") StatusRejected with DecisionReject. Data is the task
 // as [Task] JSON; read it back with [TaskOf].
 func ResultOf(t *Task, action string, throughRelay bool) *transport.Result {
-	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text(), Action: action, Decision: transport.DecisionOf(action)}
+	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text(), Action: action, Decision: decision.Of(action)}
 	r.Data, _ = json.Marshal(t) // a Task of plain fields always marshals
 	if ts, err := time.Parse(time.RFC3339Nano, t.Timestamp); err == nil {
 		r.EndedAt = ts

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -262,8 +263,8 @@ func (t *Tally) explain(n int) {
 }
 
 // Result turns a resolved tally into the shared Result: completed with the outcome as
-// Action, or failed with the conflict as Reason. The Decision is [transport.DecisionOf] the
-// outcome, or DecisionSelect for an action outside its words (the participants chose one of
+// Action, or failed with the conflict as Reason. The Decision is the shared word for
+// the outcome (approve is DecisionApprove, reject DecisionReject), or DecisionSelect for an action outside its words (the participants chose one of
 // the interaction's userActions); the tally itself, as JSON, is the Data. It
 // returns nil while the interaction is unresolved.
 func (t Tally) Result(interactionID string) *transport.Result {
@@ -273,7 +274,7 @@ func (t Tally) Result(interactionID string) *transport.Result {
 	data, _ := json.Marshal(t)
 	r := &transport.Result{CaseID: interactionID, Data: data, EndedAt: time.Now()}
 	if t.Outcome != "" {
-		r.Status, r.Action, r.Decision = transport.StatusCompleted, t.Outcome, transport.DecisionOf(t.Outcome)
+		r.Status, r.Action, r.Decision = transport.StatusCompleted, t.Outcome, decision.Of(t.Outcome)
 		if r.Decision == transport.DecisionOther {
 			r.Decision = transport.DecisionSelect
 		}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -227,7 +228,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 	if len(data) == 0 {
 		data = json.RawMessage(`{}`)
 	}
-	return &transport.Result{Status: transport.StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Decision: transport.DecisionOf(a.Action), Data: data,
+	return &transport.Result{Status: transport.StatusCompleted, CaseID: cs.CaseID, Action: a.Action, Decision: decision.Of(a.Action), Data: data,
 		CreatedAt: cs.CreatedAt, EndedAt: at(ok.CompletedAt)}, nil
 }
 

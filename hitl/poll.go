@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -142,7 +143,7 @@ func (c *Case) outcome(p *pollResponse) (*transport.Result, *Update, error) {
 		}
 		r.Status = transport.StatusCompleted
 		r.Action = p.Result.Action
-		r.Decision = transport.DecisionOf(r.Action)
+		r.Decision = decision.Of(r.Action)
 		r.Data = nonNull(p.Result.Data)
 		r.UnverifiedSignature = nonNull(p.Result.Signature)
 		r.RespondedBy = responder(p.RespondedBy)

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -309,7 +310,7 @@ func (r *Receipt) result(req *Request) *transport.Result {
 				res.Action, res.Decision = s, transport.DecisionSelect
 			case isString && (s == Approved || s == Rejected):
 				res.Action = s // an APPROVE's answer, whatever the request
-				res.Decision = transport.DecisionOf(s)
+				res.Decision = decision.Of(s)
 			case isString && req != nil:
 				res.Action, res.Decision = s, transport.DecisionOther
 			default:

@@ -26,18 +26,3 @@ func StaticToken(token string) Credential {
 		return "Bearer " + token, nil
 	}
 }
-
-// BearerToken is the credential of a token source — an OAuth 2 token refresher, a secrets
-// manager — called per request: "Bearer " + the token it returns.
-func BearerToken(source func(ctx context.Context) (string, error)) Credential {
-	return func(ctx context.Context) (string, error) {
-		if source == nil {
-			return "", errEmptyToken
-		}
-		t, err := source(ctx)
-		if err != nil || t == "" {
-			return "", err
-		}
-		return "Bearer " + t, nil
-	}
-}

@@ -14,7 +14,7 @@
 //
 // [Option] is the one option type every client's NewClient takes (hitl, a2a, hxp, hi). The
 // options all clients share are here, one name and one implementation each: [WithHTTPClient],
-// [WithLogger], [WithAuthorization] (a [Credential]: [StaticToken], [BearerToken]),
+// [WithLogger], [WithAuthorization] (a [Credential]: [StaticToken] or a function of one's own),
 // [WithMaxBody], [WithMaxPollsInFlight], [WithPollInterval], [WithRequestTimeout],
 // [WithAllowLocalHTTP] and [WithAllowPrivateAddresses]; each protocol package adds its own.
 // Every client keeps the same address rules: https only (http on localhost with

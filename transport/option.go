@@ -88,7 +88,7 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // WithAuthorization sets the agent's credential for the service, sent as the Authorization
-// header — for example StaticToken("sk-…"), or a [BearerToken] source that rotates. It is
+// header — for example StaticToken("sk-…"), or a Credential of one's own that rotates. It is
 // called once per request, so it must be safe for concurrent use, and sent only to the
 // service's own origin: for hitl, the origin of the request that produced the interrupt (or
 // hitl.WithTrustedOrigins'); for a2a, the agent endpoint's; for hxp, the server's agent

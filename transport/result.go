@@ -110,7 +110,8 @@ type Result struct {
 //   - [DecisionOther]: a human answered with a word outside these (HITL retry and skip, a
 //     service's own action, an A2A answer of another word); read Action.
 //
-// [DecisionOf] maps an action word to its Decision.
+// Each protocol package sets Decision from its own words; a wait of one's own sets it from
+// these constants.
 type Decision string
 
 // The decisions; see [Decision] for what each protocol's words map to.
@@ -122,29 +123,6 @@ const (
 	DecisionSubmit  Decision = "submit"
 	DecisionOther   Decision = "other"
 )
-
-// DecisionOf maps a human's action word to its Decision, case-insensitively: approve,
-// approved and confirm are DecisionApprove; reject, rejected, deny, cancel and abort are
-// DecisionReject; edit, select and submit are themselves; "" is "" (no decision); every
-// other word is DecisionOther. A protocol that knows more (an HXP DECIDE's option is a
-// selection whatever its text) sets Decision itself.
-func DecisionOf(action string) Decision {
-	switch strings.ToLower(strings.TrimSpace(action)) {
-	case "":
-		return ""
-	case "approve", "approved", "confirm":
-		return DecisionApprove
-	case "reject", "rejected", "deny", "cancel", "abort":
-		return DecisionReject
-	case "edit":
-		return DecisionEdit
-	case "select":
-		return DecisionSelect
-	case "submit":
-		return DecisionSubmit
-	}
-	return DecisionOther
-}
 
 // Approved reports whether a human approved and the case completed: the go-ahead, whatever
 // the protocol. It is true only when Status is StatusCompleted, no default was applied and

@@ -19,6 +19,7 @@ import (
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -286,7 +287,7 @@ func TestDecisionOf(t *testing.T) {
 		"select": transport.DecisionSelect, "submit": transport.DecisionSubmit, "skip": transport.DecisionOther,
 		"x-escalate": transport.DecisionOther,
 	} {
-		if got := transport.DecisionOf(action); got != want {
+		if got := decision.Of(action); got != want {
 			t.Errorf("DecisionOf(%q) = %q, want %q", action, got, want)
 		}
 	}
