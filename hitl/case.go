@@ -71,14 +71,16 @@ func leniencyNote(field string) string {
 // GoString and LogValue redact both, but its JSON form (used to resume a wait in another
 // process) holds them in full; store it as you would a credential.
 type Case struct {
-	SpecVersion    string      `json:"spec_version"`
-	CaseID         string      `json:"case_id"`
-	ReviewURL      string      `json:"review_url"`
-	PollURL        string      `json:"poll_url"`
-	EventsURL      string      `json:"events_url,omitempty"`
-	CallbackURL    string      `json:"callback_url,omitempty"`
-	Type           ReviewType  `json:"type"`
-	Prompt         string      `json:"prompt"`
+	SpecVersion string     `json:"spec_version"`
+	CaseID      string     `json:"case_id"`
+	ReviewURL   string     `json:"review_url"`
+	PollURL     string     `json:"poll_url"`
+	EventsURL   string     `json:"events_url,omitempty"`
+	CallbackURL string     `json:"callback_url,omitempty"`
+	Type        ReviewType `json:"type"`
+	Prompt      string     `json:"prompt"`
+	// Timeout is the case's lifetime as the service wrote it ("24h", "PT24H"), informational:
+	// ExpiresAt is the deadline.
 	Timeout        string      `json:"timeout,omitempty"`
 	DefaultAction  string      `json:"default_action,omitempty"`
 	CreatedAt      time.Time   `json:"created_at"`
@@ -95,16 +97,6 @@ type Case struct {
 	InlineActions []string `json:"inline_actions,omitempty"`
 	// VerificationPolicy is the v0.8 verification policy (§7.6), raw.
 	VerificationPolicy json.RawMessage `json:"verification_policy,omitempty"`
-}
-
-// TimeoutDuration parses Timeout ("24h", "7d", "PT24H", "P1DT12H"). Timeout is informational;
-// ExpiresAt is the deadline.
-func (c *Case) TimeoutDuration() (time.Duration, error) {
-	d, err := duration.Parse(c.Timeout)
-	if err != nil {
-		return 0, fmt.Errorf("hitl: timeout: %w", err)
-	}
-	return d, nil
 }
 
 // InlineSubmit reports whether the case offers inline submit: it needs both submit_url and

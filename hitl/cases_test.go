@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/duration"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -178,7 +179,7 @@ func TestDetectNormalises(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := it.Case
-	d, err := c.TimeoutDuration()
+	d, err := duration.Parse(c.Timeout)
 	got := []any{c.DefaultAction, c.ReminderAt, c.CreatedAt.Nanosecond(), d, err, it.Origin}
 	want := []any{"skip", []time.Time{time.Date(2026, 2, 22, 20, 0, 0, 0, time.UTC)}, 123456000, 36 * time.Hour, nil, "https://api.svc.example:443"}
 	if diff := cmp.Diff(want, got); diff != "" {

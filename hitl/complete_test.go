@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -417,7 +418,7 @@ func TestCase36Discovery(t *testing.T) {
 	}
 	_ = json.Unmarshal(raw, &ex)
 	d, err := hitl.ParseDiscovery(ex.Response.Body)
-	if err != nil || d.SpecVersion != "0.8" || !d.Supports("sse") || d.Supports("callback") || d.PollMinInterval != 10*time.Second ||
+	if err != nil || d.SpecVersion != "0.8" || !slices.Contains(d.Transports, "sse") || slices.Contains(d.Transports, "callback") || d.PollMinInterval != 10*time.Second ||
 		d.PollInterval != 30*time.Second || d.DefaultTimeout != 24*time.Hour || d.MaxTimeout != 7*24*time.Hour || !d.SupportsInlineSubmit || d.MaxRequestsPerMinute != 120 {
 		t.Errorf("ex07: %+v, %v", d, err)
 	}
@@ -429,7 +430,7 @@ func TestCase36Discovery(t *testing.T) {
 		t.Errorf("EventsURL = %q", got)
 	}
 	legacy, err := hitl.ParseDiscovery([]byte(`{"hitl_protocol":"0.5","service":{"name":"Old","homepage":"https://old.example"},"review_types":["approval"],"timeout_default":"24h","features":{"callback":true}}`))
-	if err != nil || legacy.SpecVersion != "0.5" || legacy.ServiceName != "Old" || !legacy.Supports("callback") || legacy.DefaultTimeout != 24*time.Hour {
+	if err != nil || legacy.SpecVersion != "0.5" || legacy.ServiceName != "Old" || !slices.Contains(legacy.Transports, "callback") || legacy.DefaultTimeout != 24*time.Hour {
 		t.Errorf("legacy: %+v, %v", legacy, err)
 	}
 	if _, err := hitl.ParseDiscovery([]byte(`{"service":{}}`)); !errors.Is(err, hitl.ErrInvalid) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,7 +86,7 @@ type DiscoveryAuthentication struct {
 // (or {caseId}, {id}) placeholder, otherwise reviews_base + "/{case_id}/events", the path the
 // protocol's OpenAPI description gives.
 func (d *Discovery) EventsURL(caseID string) string {
-	if d == nil || !d.Supports("sse") || !validCaseID(caseID) {
+	if d == nil || !slices.Contains(d.Transports, "sse") || !validCaseID(caseID) {
 		return ""
 	}
 	for _, ph := range []string{"{case_id}", "{caseId}", "{id}"} {
@@ -97,16 +98,6 @@ func (d *Discovery) EventsURL(caseID string) string {
 		return ""
 	}
 	return strings.TrimSuffix(d.ReviewsBase, "/") + "/" + caseID + "/events"
-}
-
-// Supports reports whether the service advertises transport (polling, sse, callback).
-func (d *Discovery) Supports(transport string) bool {
-	for _, t := range d.Transports {
-		if t == transport {
-			return true
-		}
-	}
-	return false
 }
 
 // parseDiscovery reads a discovery document in either shape.
