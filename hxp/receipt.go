@@ -117,21 +117,23 @@ func ReceiptOf(res *transport.Result) (*Receipt, error) {
 }
 
 // ErrReceiptMismatch: a receipt does not fit the request it answers; the concrete error is a
-// [*MismatchError].
+// [*ReceiptMismatchError].
 var ErrReceiptMismatch = errors.New("hxp: receipt does not match the request")
 
-// MismatchError says how a receipt fails its request.
-type MismatchError struct {
+// ReceiptMismatchError says how a receipt fails its request: Field names the part of the
+// receipt (result, reason, request) and Problem what is wrong with it. It is not
+// transport.MismatchError, which names an answer for another request altogether.
+type ReceiptMismatchError struct {
 	Field   string
 	Problem string
 }
 
-func (e *MismatchError) Error() string {
+func (e *ReceiptMismatchError) Error() string {
 	return "hxp: receipt does not match the request: " + e.Field + ": " + e.Problem
 }
 
 // Is matches ErrReceiptMismatch.
-func (e *MismatchError) Is(target error) bool { return target == ErrReceiptMismatch }
+func (e *ReceiptMismatchError) Is(target error) bool { return target == ErrReceiptMismatch }
 
 // Check reports whether a completed receipt's result fits req: an option of a DECIDE,
 // approved or rejected (with a reason when required) for an APPROVE, a value of the input
@@ -142,9 +144,9 @@ func (r *Receipt) Check(req *Request) error {
 		return nil
 	}
 	if req == nil {
-		return &MismatchError{"request", "unknown"}
+		return &ReceiptMismatchError{"request", "unknown"}
 	}
-	mismatch := func(field, problem string) error { return &MismatchError{field, problem} }
+	mismatch := func(field, problem string) error { return &ReceiptMismatchError{field, problem} }
 	var s string
 	isString := json.Unmarshal(r.Result, &s) == nil
 	switch req.Action() {

@@ -205,7 +205,7 @@ func (s *Server) handleResolve(w http.ResponseWriter, r *http.Request) {
 	var result any
 	_ = json.Unmarshal(in.Result, &result)
 	rc, err := s.ResolveWithReason(r.PathValue("id"), result, in.Reason, HumanID)
-	var mm *hxp.MismatchError
+	var mm *hxp.ReceiptMismatchError
 	switch {
 	case errors.Is(err, ErrNotFound):
 		writeError(w, http.StatusNotFound, "not_found", "request not found")

@@ -325,7 +325,7 @@ func (s *Server) Assign(id, user string) error {
 }
 
 // Resolve answers the request as human by would, with the checks of the resolve endpoint:
-// a result that does not fit is a *hxp.MismatchError (ProfileReference does not check a
+// a result that does not fit is a *hxp.ReceiptMismatchError (ProfileReference does not check a
 // PROVIDE's value), a second answer ErrEnded.
 func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt, error) {
 	var raw json.RawMessage
