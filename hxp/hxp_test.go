@@ -18,6 +18,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
+	"github.com/hitlkit/hitlkit/internal/hxphash"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -420,7 +421,7 @@ func TestEvidenceFormulas(t *testing.T) {
 		{"reference, object", `{"a": 1, "b": [2]}`, hxp.HashReference, sum(`hxp_abc123:{"a":1,"b":[2]}:` + at + ":" + string(secret))},
 	}
 	for _, tt := range tests {
-		got := hxp.Evidence("hxp_abc123", json.RawMessage(tt.result), at, secret, tt.formula)
+		got := hex.EncodeToString(hxphash.Sum("hxp_abc123", json.RawMessage(tt.result), at, secret, tt.formula == hxp.HashReference))
 		if got != tt.want {
 			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
 		}

@@ -1,7 +1,6 @@
 package hxp
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/decision"
+	"github.com/hitlkit/hitlkit/internal/hxphash"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -250,35 +250,8 @@ func (r *Receipt) VerifyEvidence(secret []byte, f HashFormula) bool {
 	if err != nil || len(got) != sha256.Size || len(secret) == 0 {
 		return false
 	}
-	want := evidence(r.RequestID, r.Result, r.CompletedAt, secret, f)
+	want := hxphash.Sum(r.RequestID, r.Result, r.CompletedAt, secret, f == HashReference)
 	return subtle.ConstantTimeCompare(got, want) == 1
-}
-
-// Evidence computes an evidence hash as hex, for servers and fakes that issue receipts.
-func Evidence(requestID string, result json.RawMessage, completedAt string, secret []byte, f HashFormula) string {
-	return hex.EncodeToString(evidence(requestID, result, completedAt, secret, f))
-}
-
-func evidence(id string, result json.RawMessage, completedAt string, secret []byte, f HashFormula) []byte {
-	var compact bytes.Buffer
-	if json.Compact(&compact, result) != nil {
-		compact.Reset()
-		compact.Write(result)
-	}
-	h := sha256.New()
-	switch f {
-	case HashReference:
-		fmt.Fprintf(h, "%s:%s:%s:", id, compact.Bytes(), completedAt)
-	default:
-		text := compact.String()
-		var s string
-		if json.Unmarshal(result, &s) == nil {
-			text = s
-		}
-		fmt.Fprintf(h, "%s%s%s", id, text, completedAt)
-	}
-	h.Write(secret)
-	return h.Sum(nil)
 }
 
 // result turns a terminal receipt into the shared Result. A DECIDE's option or an APPROVE's

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/hxphash"
 	"github.com/hitlkit/hitlkit/internal/ws"
 )
 
@@ -380,7 +381,7 @@ func (s *Server) finish(r *request, rc *hxp.Receipt) {
 	rc.CompletedAt = now.Format(time.RFC3339Nano)
 	rc.DurationSeconds = float64(int(now.Sub(r.createdAt).Seconds()))
 	if rc.Status == "completed" {
-		rc.EvidenceHash = hxp.Evidence(r.id, rc.Result, rc.CompletedAt, s.cfg.secret, s.cfg.formula)
+		rc.EvidenceHash = hex.EncodeToString(hxphash.Sum(r.id, rc.Result, rc.CompletedAt, s.cfg.secret, s.cfg.formula == hxp.HashReference))
 	}
 	r.status, r.receipt = rc.Status, rc
 	if r.timer != nil {
