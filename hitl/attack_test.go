@@ -369,17 +369,17 @@ func TestFormCheckBounded(t *testing.T) {
 	}
 	data, _ := json.Marshal(map[string]any{"f0": values})
 	var ie *hitl.InvalidError
-	if err := f.Check(data); !errors.As(err, &ie) || ie.Problems[0].Problem != "has more values than there are options" {
+	if err := f.Check(t.Context(), data); !errors.As(err, &ie) || ie.Problems[0].Problem != "has more values than there are options" {
 		t.Errorf("Check of a million values = %v", err)
 	}
 	data, _ = json.Marshal(map[string]any{"f0": values[:hitl.MaxFieldOptions]})
-	if err := f.Check(data); err != nil {
+	if err := f.Check(t.Context(), data); err != nil {
 		t.Errorf("Check of %d values = %v", hitl.MaxFieldOptions, err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if err := f.CheckContext(ctx, data); !errors.Is(err, context.Canceled) {
-		t.Errorf("CheckContext on a cancelled context = %v", err)
+	if err := f.Check(ctx, data); !errors.Is(err, context.Canceled) {
+		t.Errorf("Check on a cancelled context = %v", err)
 	}
 }
 
@@ -411,7 +411,7 @@ func TestFormCheckConditionsLinear(t *testing.T) {
 	f, data := conditionalForm(t, hitl.MaxFormFields, 1<<20)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	err := f.Check(data)
+	err := f.Check(t.Context(), data)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +421,7 @@ func TestFormCheckConditionsLinear(t *testing.T) {
 	}
 	hidden := bytes.Replace(data, []byte(`"f0":"line`), []byte(`"f0":"hide","x":"line`), 1)
 	var ie *hitl.InvalidError
-	if err := f.Check(hidden); !errors.As(err, &ie) || len(ie.Problems) != hitl.MaxFormFields-1 {
+	if err := f.Check(t.Context(), hidden); !errors.As(err, &ie) || len(ie.Problems) != hitl.MaxFormFields-1 {
 		t.Errorf("Check with every conditional field hidden but answered = %v", err)
 	}
 }
@@ -431,7 +431,7 @@ func BenchmarkFormCheckConditions(b *testing.B) {
 	f, data := conditionalForm(b, hitl.MaxFormFields, 1<<20)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if err := f.Check(data); err != nil {
+		if err := f.Check(b.Context(), data); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -451,7 +451,7 @@ func BenchmarkFormCheck(b *testing.B) {
 			}
 			data, _ := json.Marshal(map[string]any{"f0": values})
 			for b.Loop() {
-				if err := f.Check(data); err != nil {
+				if err := f.Check(b.Context(), data); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -44,7 +44,7 @@ func TestForms(t *testing.T) {
 
 	good := `{"full_name":"Sarah Chen","email":"sarah.chen@example.com","phone":"+49 170 9876543","tax_id":"DE123456789",
 		"employment_type":"fulltime","annual_salary":115000,"available_from":"2026-04-01","remote_preference":"hybrid","skills":["frontend","mobile","design"]}`
-	if err := f08.Check(json.RawMessage(good)); err != nil {
+	if err := f08.Check(t.Context(), json.RawMessage(good)); err != nil {
 		t.Errorf("ex08's own answer: %v", err)
 	}
 	edit := func(change map[string]any) json.RawMessage {
@@ -83,7 +83,7 @@ func TestForms(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := f08.Check(tt.data)
+			err := f08.Check(t.Context(), tt.data)
 			var inv *hitl.InvalidError
 			if !errors.As(err, &inv) || !errors.Is(err, hitl.ErrInvalid) {
 				t.Fatalf("Check = %v, want an *InvalidError", err)
@@ -131,10 +131,10 @@ func TestCase36FormShapes(t *testing.T) {
 	if err != nil || len(all.Warnings) != 0 {
 		t.Fatalf("all types: %v, %v", all, err)
 	}
-	if err := all.Check([]byte(`{"t":"a","ta":"b","n":4,"d":"2026-01-02","e":"a@b.example","u":"https://x.example","b":true,"s":"1","m":["1"],"r":2,"x":"sig","g":1}`)); err != nil {
+	if err := all.Check(t.Context(), []byte(`{"t":"a","ta":"b","n":4,"d":"2026-01-02","e":"a@b.example","u":"https://x.example","b":true,"s":"1","m":["1"],"r":2,"x":"sig","g":1}`)); err != nil {
 		t.Errorf("valid answer: %v", err)
 	}
-	if err := all.Check([]byte(`{"n":2,"g":1,"b":"yes","u":"/rel"}`)); err == nil || !strings.Contains(err.Error(), "g: must be absent") ||
+	if err := all.Check(t.Context(), []byte(`{"n":2,"g":1,"b":"yes","u":"/rel"}`)); err == nil || !strings.Contains(err.Error(), "g: must be absent") ||
 		!strings.Contains(err.Error(), "b: must be true or false") || !strings.Contains(err.Error(), "u: must be an absolute URL") {
 		t.Errorf("bad answer: %v", err)
 	}
@@ -173,7 +173,7 @@ func TestSensitiveValuesNeverLogged(t *testing.T) {
 	}
 	form, _ := it.Case.Form()
 	slog.New(slog.NewJSONHandler(&logs, nil)).Info("result", "result", res, "redacted", json.RawMessage(form.Redact(res.Data)))
-	checkErr := form.Check(json.RawMessage(strings.Replace(string(res.Data), `"fulltime"`, `"parttime"`, 1)))
+	checkErr := form.Check(t.Context(), json.RawMessage(strings.Replace(string(res.Data), `"fulltime"`, `"parttime"`, 1)))
 	printed := fmt.Sprint(res, *res) + fmt.Sprintf("%+v %#v", res, *res) + logs.String() + checkErr.Error()
 	for _, secret := range []string{"DE123456789", "115000"} {
 		if strings.Contains(printed, secret) {

@@ -206,7 +206,7 @@ func ExampleForm_Check() {
 		{"title":"Personal","fields":[{"key":"name","label":"Name","type":"text","required":true}]},
 		{"title":"Pay","fields":[{"key":"salary","label":"Salary","type":"number","sensitive":true,"validation":{"max":200000}}]}]}`))
 	fmt.Println(form.Summary())
-	fmt.Println(form.Check([]byte(`{"salary":999999}`)))
+	fmt.Println(form.Check(context.Background(), []byte(`{"salary":999999}`)))
 	// Output:
 	// 2-step form: Personal → Pay
 	// hitl: invalid result data: name: required; salary: above the maximum 200000

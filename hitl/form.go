@@ -241,13 +241,9 @@ func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 //
 // Its cost is linear in the size of the form and of data, whatever the conditions: each
 // value is decoded once, however many conditions read it; options are looked up in a set,
-// and each pattern is matched in linear time.
-func (f *Form) Check(data json.RawMessage) error {
-	return f.CheckContext(context.Background(), data)
-}
-
-// CheckContext is [Form.Check] that stops, returning context.Cause(ctx), when ctx ends.
-func (f *Form) CheckContext(ctx context.Context, data json.RawMessage) error {
+// and each pattern is matched in linear time. It stops, returning context.Cause(ctx), when
+// ctx ends.
+func (f *Form) Check(ctx context.Context, data json.RawMessage) error {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(data, &obj); err != nil || obj == nil {
 		return &InvalidError{Object: "result data", Problems: []FieldError{{Field: "data", Problem: "must be a JSON object"}}}

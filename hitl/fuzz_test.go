@@ -186,7 +186,7 @@ func FuzzForm(f *testing.F) {
 		}
 		_ = fm.Summary()
 		_ = fm.Redact(data)
-		if err := fm.Check(data); err != nil && !errors.Is(err, hitl.ErrInvalid) {
+		if err := fm.Check(t.Context(), data); err != nil && !errors.Is(err, hitl.ErrInvalid) {
 			t.Fatalf("Check error %v is not ErrInvalid", err)
 		}
 	})

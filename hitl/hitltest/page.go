@@ -2,6 +2,7 @@ package hitltest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -310,7 +311,7 @@ func inputAnswer(c *fakeCase, f map[string][]string) (any, map[string]string) {
 	}
 	raw, _ := json.Marshal(data)
 	var ie *hitl.InvalidError
-	if err := form.Check(raw); errors.As(err, &ie) {
+	if err := form.Check(context.Background(), raw); errors.As(err, &ie) {
 		// A field its condition hides is dropped, as the page's script does, then checked again.
 		hidden := false
 		for _, p := range ie.Problems {
@@ -322,7 +323,7 @@ func inputAnswer(c *fakeCase, f map[string][]string) (any, map[string]string) {
 		if hidden {
 			raw, _ = json.Marshal(data)
 			ie = nil
-			_ = errors.As(form.Check(raw), &ie)
+			_ = errors.As(form.Check(context.Background(), raw), &ie)
 		}
 	}
 	if ie != nil {
