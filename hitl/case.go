@@ -99,9 +99,9 @@ type Case struct {
 	VerificationPolicy json.RawMessage `json:"verification_policy,omitempty"`
 }
 
-// InlineSubmit reports whether the case offers inline submit: it needs both submit_url and
+// inlineSubmit reports whether the case offers inline submit: it needs both submit_url and
 // submit_token (§7.5); one without the other disables it.
-func (c *Case) InlineSubmit() bool { return c.SubmitURL != "" && c.SubmitToken != "" }
+func (c *Case) inlineSubmit() bool { return c.SubmitURL != "" && c.SubmitToken != "" }
 
 // String describes the case with its secrets redacted.
 func (c Case) String() string {

@@ -119,7 +119,7 @@ func (e *SubmitError) Is(target error) bool {
 // inline_actions, or every action of the type when it is absent. Actions in inline_actions
 // that the type does not have are left out.
 func (c *Case) InlineChoices() []string {
-	if !c.InlineSubmit() {
+	if !c.inlineSubmit() {
 		return nil
 	}
 	var all []string

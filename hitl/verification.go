@@ -129,7 +129,7 @@ func assuranceRank(level string) int {
 // submit and, when its verification policy demands proof for inline submit, caps satisfy it.
 // When it returns false, send the human the review URL instead.
 func (c *Case) InlineAllowed(caps []Capability) (bool, error) {
-	if !c.InlineSubmit() || len(c.InlineChoices()) == 0 {
+	if !c.inlineSubmit() || len(c.InlineChoices()) == 0 {
 		return false, nil
 	}
 	p, err := c.Verification()
