@@ -357,7 +357,7 @@ func TestFormLimits(t *testing.T) {
 
 // TestFormCheckBounded: a submission of a million values for a multiselect of a thousand
 // options is refused without comparing each value with each option; a thousand valid values
-// pass; a cancelled context stops CheckContext.
+// pass; a cancelled context stops Check.
 func TestFormCheckBounded(t *testing.T) {
 	f, err := hitl.ParseForm(bigForm(1, hitl.MaxFieldOptions, false))
 	if err != nil {
