@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/mail"
 	"net/url"
 	"strings"
@@ -124,7 +125,9 @@ func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder,
 	if err := check(schema, a.Content); err != nil {
 		return nil, refusal(err)
 	}
-	return &mcp.ElicitResult{Action: "accept", Content: a.Content}, nil
+	// The SDK fills the schema's defaults into the content in place: give it a copy, so the
+	// map the FormAsker answered with is never written behind its back.
+	return &mcp.ElicitResult{Action: "accept", Content: maps.Clone(a.Content)}, nil
 }
 
 // withCode makes err travel as a JSON-RPC error with code (JSON-RPC 2.0 §5.1) and err's

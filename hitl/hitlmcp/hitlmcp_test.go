@@ -300,3 +300,24 @@ func TestURLElicitationWithoutID(t *testing.T) {
 		t.Fatalf("forwarded ids %q, want two different ids", ids)
 	}
 }
+
+// TestAnswerLeftAsGiven: the SDK fills a schema's defaults into the content it sends, in
+// place; the map the FormAsker answered with stays as it was, so the caller can keep reading
+// it while the answer travels.
+func TestAnswerLeftAsGiven(t *testing.T) {
+	withDefault := map[string]any{"type": "object", "properties": map[string]any{
+		"amount": map[string]any{"type": "number"},
+		"reason": map[string]any{"type": "string", "default": "none given"},
+	}, "required": []any{"amount"}}
+	answer := map[string]any{"amount": 10.0}
+	ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		return hitlmcp.Answer{Action: "accept", Content: answer}, nil
+	}
+	got, err := call(t, &mcp.ElicitParams{Message: "How much?", RequestedSchema: withDefault}, hitlmcp.ElicitationHandler(nil, ask))
+	if err != nil || got != "accept map[amount:10 reason:none given]" {
+		t.Fatalf("the server received %q, %v; want the answer with the schema's default", got, err)
+	}
+	if len(answer) != 1 || answer["amount"] != 10.0 {
+		t.Errorf("the FormAsker's map is now %v; want it as it was answered", answer)
+	}
+}
