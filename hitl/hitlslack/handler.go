@@ -47,11 +47,10 @@ func (b *Bot) serve(w http.ResponseWriter, r *http.Request, c *hitl.Client) {
 		return
 	}
 	now := time.Now()
-	sig := r.Header.Get(headerSignature)
-	err := verify(b.secret, r.Header.Get(headerTimestamp), sig, body, now)
+	mac, err := verify(b.secret, r.Header.Get(headerTimestamp), r.Header.Get(headerSignature), body, now)
 	if err == nil {
 		b.mu.Lock()
-		err = b.replays.admit(sig, now.Add(2*maxSkew), now)
+		err = b.replays.admit(mac, now.Add(2*maxSkew), now)
 		b.mu.Unlock()
 	}
 	switch {

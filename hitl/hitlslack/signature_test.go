@@ -72,6 +72,13 @@ func TestSignaturesRefused(t *testing.T) {
 	if code := deliver(t, a.handler, again); code != http.StatusUnauthorized {
 		t.Errorf("replayed: answered %d, want 401", code)
 	}
+	// The same signature spelled in upper-case hex is the same signature, replayed.
+	upper := replayed.Clone(ctx)
+	upper.Body = io.NopCloser(strings.NewReader(string(click)))
+	upper.Header.Set("X-Slack-Signature", "v0="+strings.ToUpper(strings.TrimPrefix(replayed.Header.Get("X-Slack-Signature"), "v0=")))
+	if code := deliver(t, a.handler, upper); code != http.StatusUnauthorized {
+		t.Errorf("replayed in upper-case hex: answered %d, want 401", code)
+	}
 	d := wait(t, done)
 	if d.r.Action != "approve" {
 		t.Fatalf("Result = %v", d.r)

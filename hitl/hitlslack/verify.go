@@ -41,39 +41,42 @@ func sign(secret []byte, ts string, body []byte) []byte {
 }
 
 // verify checks a request's signature and timestamp against now, in constant time over the
-// raw body.
-func verify(secret []byte, ts, sig string, body []byte, now time.Time) error {
+// raw body. It returns the MAC the signature holds: hex is read in either case, so the MAC,
+// not the header's spelling, is what a replay is recognised by.
+func verify(secret []byte, ts, sig string, body []byte, now time.Time) ([]byte, error) {
 	if ts == "" || sig == "" {
-		return errUnsigned
+		return nil, errUnsigned
 	}
 	secs, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || secs <= 0 || secs > 1<<40 {
-		return errUnsigned
+		return nil, errUnsigned
 	}
 	if d := now.Sub(time.Unix(secs, 0)); d > maxSkew || d < -maxSkew {
-		return errStale
+		return nil, errStale
 	}
 	hexMAC, ok := strings.CutPrefix(sig, signatureScheme+"=")
 	if !ok || len(hexMAC) != 2*sha256.Size {
-		return errForged
+		return nil, errForged
 	}
 	got, err := hex.DecodeString(hexMAC)
 	if err != nil || !hmac.Equal(got, sign(secret, ts, body)) {
-		return errForged
+		return nil, errForged
 	}
-	return nil
+	return got, nil
 }
 
-// replayCache remembers the signatures received within the window, so a request sent
-// again (same body, same timestamp) is refused. Guarded by Bot.mu.
+// replayCache remembers the MACs of the requests received within the window, so a request
+// sent again (same body, same timestamp, however its signature is spelled) is refused.
+// Guarded by Bot.mu.
 type replayCache struct {
 	seen  map[string]time.Time
 	order []string
 }
 
-// admit records sig until its timestamp leaves the window; it reports errReplayed for a
-// signature seen before.
-func (c *replayCache) admit(sig string, until, now time.Time) error {
+// admit records mac until its timestamp leaves the window; it reports errReplayed for a
+// MAC seen before.
+func (c *replayCache) admit(mac []byte, until, now time.Time) error {
+	sig := string(mac)
 	for len(c.order) > 0 && now.After(c.seen[c.order[0]]) {
 		delete(c.seen, c.order[0])
 		c.order = c.order[1:]
