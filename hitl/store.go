@@ -53,12 +53,31 @@ func (e *RecordError) Error() string {
 func (e *RecordError) Unwrap() error { return e.Err }
 
 // decodeRecord reads a stored interrupt's JSON, saved under key; an error is a *RecordError.
+// JSON that decodes to an interrupt of another key (a record of a kind this version does
+// not know, holding neither case nor task) is one.
 func decodeRecord(key StoreKey, b []byte) (*Interrupt, error) {
 	var it Interrupt
 	if err := json.Unmarshal(b, &it); err != nil {
 		return nil, &RecordError{Key: key, Err: err}
 	}
+	if it.Key() != key {
+		return nil, &RecordError{Key: key, Err: errOtherKey(&it)}
+	}
 	return &it, nil
+}
+
+// errOtherKey says why a record that decoded is not the interrupt its key names.
+func errOtherKey(it *Interrupt) error {
+	return fmt.Errorf("the record (kind %q) is not an interrupt of its key: a kind this version does not know?", it.Kind)
+}
+
+// unresumable reports why Resume cannot wait on it, a record another version may have
+// written, or nil: only a HITL case or an A2A task can be waited on.
+func unresumable(it *Interrupt) error {
+	if it.Task != nil || (it.Kind == KindHITL && it.Case != nil) {
+		return nil
+	}
+	return fmt.Errorf("kind %q is not one this version waits on", it.Kind)
 }
 
 // MemoryStore is a Store in memory: it outlives a wait, not the process. The zero value is
@@ -165,10 +184,12 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result)
 // questions).
 //
 // Resume returns when every wait has ended: nil when each Result was handled, otherwise the
-// waits' and handler's errors joined (their interrupts stay in the store). A record the
-// store cannot read stops no other: Resume waits on every one it can read and its error holds
-// a *RecordError for each other (errors.As), left in the store. It returns ErrNoStore without
-// a store. Cancelling ctx ends the waits; their interrupts stay.
+// waits' errors, each naming its case, and the handler's joined (their interrupts stay in
+// the store). A record the store cannot read, or one this version cannot wait on (a kind
+// another version wrote), stops no other: Resume waits on every interrupt it can and its
+// error holds a *RecordError for each other record (errors.As: its key and why), left in
+// the store. It returns ErrNoStore without a store. Cancelling ctx ends the waits; their
+// interrupts stay.
 func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOptions) error {
 	if c.store == nil {
 		return ErrNoStore
@@ -194,10 +215,14 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 		mu.Unlock()
 	}
 	for _, it := range open {
+		if err := unresumable(it); err != nil {
+			fail(&RecordError{Key: it.Key(), Err: err}) // left in the store
+			continue
+		}
 		wg.Go(func() {
 			r, err := c.wait(ctx, it, o, c.authorization, c.forward)
 			if err != nil {
-				fail(err)
+				fail(fmt.Errorf("hitl: resume: case %s: %w", it.ID(), err))
 				return
 			}
 			if err := handle(ctx, it, r); err != nil {

@@ -286,3 +286,101 @@ func TestResumeOneBadRecord(t *testing.T) {
 		})
 	}
 }
+
+// recordKeys returns the key of every *RecordError err holds, joined errors included.
+func recordKeys(err error) []hitl.StoreKey {
+	var keys []hitl.StoreKey
+	switch e := err.(type) {
+	case *hitl.RecordError:
+		keys = append(keys, e.Key)
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			keys = append(keys, recordKeys(inner)...)
+		}
+	case interface{ Unwrap() error }:
+		keys = append(keys, recordKeys(e.Unwrap())...)
+	}
+	return keys
+}
+
+// TestResumeRecordsOfALaterVersion: records a later version could write that are JSON this
+// version reads — a kind it does not know, with a case, and one with neither case nor task —
+// stop no wait: Resume waits on the good interrupt, reports each of the others as a
+// *RecordError under the key it is stored under, and leaves them in the store.
+func TestResumeRecordsOfALaterVersion(t *testing.T) {
+	later := map[hitl.StoreKey][]byte{
+		{Origin: "https://svc.example:443", ID: "review_next"}: []byte(`{"kind":"hitl-next","origin":"https://svc.example:443","case":{"case_id":"review_next","poll_url":"https://svc.example/reviews/review_next/status"}}`),
+		{Origin: "https://svc.example:443", ID: "hxp_1"}:       []byte(`{"kind":"hxp","origin":"https://svc.example:443","request":{"request_id":"hxp_1"}}`),
+	}
+	stores := map[string]func(t *testing.T) (hitl.Store, func()){
+		"memory": func(*testing.T) (hitl.Store, func()) {
+			s := &hitl.MemoryStore{}
+			for k, b := range later {
+				s.PutRawForTest(k, b)
+			}
+			return s, func() {}
+		},
+		"file": func(t *testing.T) (hitl.Store, func()) {
+			path := filepath.Join(t.TempDir(), "open.db")
+			db, err := kv.Open(path, time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, b := range later {
+				if err := db.Put([]byte(k.Origin+"\n"+k.ID), b); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_ = db.Close()
+			s, err := filestore.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { _ = s.Close() }
+		},
+	}
+	for name, newStore := range stores {
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				store, done := newStore(t)
+				defer done()
+				svc := hitltest.NewMemoryServer(t)
+				c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), hitl.WithStore(store), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", nil)
+				it := detect(t, c, req)
+				if err := store.Put(t.Context(), it); err != nil {
+					t.Fatal(err)
+				}
+				_ = svc.Respond(it.ID(), "approve", nil, nil)
+				var handled atomic.Int32
+				err = c.Resume(t.Context(), func(_ context.Context, got *hitl.Interrupt, r *transport.Result) error {
+					if got.ID() != it.ID() {
+						t.Errorf("handled %s", got.ID())
+					}
+					handled.Add(1)
+					return nil
+				}, nil)
+				reported := map[hitl.StoreKey]bool{}
+				for _, k := range recordKeys(err) {
+					reported[k] = true
+				}
+				for k := range later {
+					if !reported[k] {
+						t.Errorf("Resume = %v; the record under %v is not reported as a *RecordError with its key", err, k)
+					}
+				}
+				if handled.Load() != 1 {
+					t.Errorf("Resume handled %d interrupts, want the good one", handled.Load())
+				}
+				open, err := store.List(t.Context())
+				left := len(open) + len(recordKeys(err))
+				if left != len(later) {
+					t.Errorf("after Resume the store holds %d records (%d listed, %v), want the %d it could not resume, kept", left, len(open), err, len(later))
+				}
+			})
+		})
+	}
+}

@@ -126,7 +126,8 @@ func (s *Store) Delete(_ context.Context, k hitl.StoreKey) error {
 }
 
 // List implements hitl.Store; the interrupts are in key order. A record that is not an
-// interrupt's JSON is reported as a *hitl.RecordError and the others returned.
+// interrupt's JSON, or whose JSON is an interrupt of another key (a kind this version does
+// not know), is reported as a *hitl.RecordError and the others returned.
 func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
 	var (
 		out []*hitl.Interrupt
@@ -136,6 +137,11 @@ func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
 		var it hitl.Interrupt
 		if err := json.Unmarshal(v, &it); err != nil {
 			bad = append(bad, &hitl.RecordError{Key: storeKey(k), Err: err})
+			return nil
+		}
+		if it.Key() != storeKey(k) {
+			bad = append(bad, &hitl.RecordError{Key: storeKey(k),
+				Err: fmt.Errorf("the record (kind %q) is not an interrupt of its key: a kind this version does not know?", it.Kind)})
 			return nil
 		}
 		out = append(out, &it)
