@@ -16,7 +16,8 @@ func TestReaddressedKeepsNumbers(t *testing.T) {
 }
 
 // TestSameJSONNumbers: arguments are the same call when their numbers have the same value,
-// however written, and not when two integers beyond 2^53 differ.
+// however written, and not when two integers beyond 2^53 differ; key order, spacing and a
+// null member against an absent one do not count.
 func TestSameJSONNumbers(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -27,6 +28,8 @@ func TestSameJSONNumbers(t *testing.T) {
 		{`{"amount":1}`, `{"amount":1.0}`, true},
 		{`{"amount":1e2}`, `{"amount":100}`, true},
 		{`{"amount":1,"note":null}`, `{"amount":1}`, true},
+		{`{"amount":1,"to":{"bank":"x","iban":"y"}}`, "{\n  \"to\": {\"iban\": \"y\", \"bank\": \"x\"},\n  \"amount\": 1\n}", true},
+		{`{"amount":1,"to":"acme"}`, `{"amount":1,"to":"acme2"}`, false},
 		{`{"amount":1}`, `{"amount":1} {}`, false},
 	} {
 		if got := sameJSON(json.RawMessage(tc.a), json.RawMessage(tc.b)); got != tc.want {

@@ -247,7 +247,9 @@ func TestCancel(t *testing.T) {
 
 // TestErrors: every error shape the SDK sends is typed: an unknown task (JSON-RPC error
 // objects, google.rpc.Status on REST 1.0, a bare {"code","message"} with 404 or 400 on REST
-// 0.3), a resume of an ended task, and a cancel of one.
+// 0.3, the error a stream answers with) for a task query, a cancel, a message sent or
+// streamed to it and a wait on its stream; a resume of an ended task, blocking and streamed;
+// and a cancel of one.
 func TestErrors(t *testing.T) {
 	p := need(t)
 	for _, b := range bindings {
@@ -261,6 +263,17 @@ func TestErrors(t *testing.T) {
 			if _, err := c.Cancel(ctx(t), p.endpoint(b), "no-such-task"); !errors.Is(err, a2a.ErrTaskNotFound) {
 				t.Errorf("Cancel of an unknown task = %v", err)
 			}
+			unknown := a2a.Message{TaskID: "no-such-task", Parts: []a2a.Part{a2a.TextPart("approve")}}
+			if _, err := c.Send(ctx(t), p.endpoint(b), unknown, nil); !errors.Is(err, a2a.ErrTaskNotFound) || !errors.As(err, &ae) {
+				t.Errorf("Send to an unknown task = %v", err)
+			}
+			if _, err := c.SendStream(ctx(t), p.endpoint(b), unknown, nil); !errors.Is(err, a2a.ErrTaskNotFound) || !errors.As(err, &ae) {
+				t.Errorf("SendStream to an unknown task = %v", err)
+			}
+			gone := &a2a.Pause{Class: a2a.ClassAuthRequired, Endpoint: p.endpoint(b), TaskID: "no-such-task"}
+			if _, err := c.Wait(ctx(t), gone, &a2a.WaitOptions{Stream: true}); !errors.Is(err, a2a.ErrTaskNotFound) {
+				t.Errorf("Wait on an unknown task = %v", err)
+			}
 			pause := send(t, c, p.endpoint(b), "clean up", nil)
 			if _, err := c.Resume(ctx(t), pause, a2a.HectorDecision(false)); err != nil {
 				t.Fatal(err)
@@ -268,6 +281,10 @@ func TestErrors(t *testing.T) {
 			_, err = c.Resume(ctx(t), pause, a2a.HectorDecision(true))
 			if !errors.Is(err, a2a.ErrTaskTerminal) {
 				t.Errorf("Resume of an ended task = %v", err)
+			}
+			again := a2a.Message{TaskID: pause.TaskID, ContextID: pause.ContextID, Parts: []a2a.Part{a2a.TextPart("approve")}}
+			if _, err := c.SendStream(ctx(t), pause.Endpoint, again, nil); !errors.Is(err, a2a.ErrTaskTerminal) || !errors.As(err, &ae) {
+				t.Errorf("SendStream to an ended task = %v", err)
 			}
 			if _, err := c.Cancel(ctx(t), pause.Endpoint, pause.TaskID); !errors.Is(err, a2a.ErrTaskNotCancelable) {
 				t.Errorf("Cancel of an ended task = %v", err)
