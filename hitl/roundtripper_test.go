@@ -129,22 +129,43 @@ type fixed struct{ resp *http.Response }
 
 func (f *fixed) RoundTrip(*http.Request) (*http.Response, error) { return f.resp, nil }
 
-// TestTransportPassThroughAllocs: on a plain 200 the transport allocates exactly what its
-// base allocates (BenchmarkTransportPassThrough measures it against a real server).
+// TestTransportPassThroughAllocs: on an answer that asks for no human, a stream included,
+// the transport allocates exactly what its base allocates (BenchmarkTransportPassThrough
+// measures a plain 200 against a real server).
 func TestTransportPassThroughAllocs(t *testing.T) {
-	base := &fixed{resp: &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
-		Body: io.NopCloser(strings.NewReader(`{}`))}}
-	c := newClient(t, base, hitl.WithForwarder(forwardNothing))
-	rt := c.Transport(base, nil)
-	req, _ := http.NewRequest(http.MethodGet, "https://svc.example/items", nil)
-	baseAllocs := testing.AllocsPerRun(100, func() { _, _ = base.RoundTrip(req) })
-	got := testing.AllocsPerRun(100, func() {
-		if _, err := rt.RoundTrip(req); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if got != baseAllocs {
-		t.Errorf("allocations per pass-through = %v; want the base's %v", got, baseAllocs)
+	tests := []struct {
+		name   string
+		status int
+		ctype  string
+		a2a    bool // the request negotiated A2A
+	}{
+		{"plain 200", 200, "application/json", false},
+		{"404", 404, "application/json", false},
+		{"event stream", 200, "text/event-stream", false},
+		{"202 event stream", 202, "text/event-stream", false},
+		{"A2A stream", 200, "text/event-stream", true},
+		{"A2A answer", 200, "application/json", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := &fixed{resp: &http.Response{StatusCode: tt.status, Header: http.Header{"Content-Type": {tt.ctype}},
+				Body: io.NopCloser(strings.NewReader(`{}`))}}
+			c := newClient(t, base, hitl.WithForwarder(forwardNothing))
+			rt := c.Transport(base, nil)
+			req, _ := http.NewRequest(http.MethodGet, "https://svc.example/items", nil)
+			if tt.a2a {
+				req.Header.Set("A2A-Version", "1.0")
+			}
+			baseAllocs := testing.AllocsPerRun(100, func() { _, _ = base.RoundTrip(req) })
+			got := testing.AllocsPerRun(100, func() {
+				if resp, err := rt.RoundTrip(req); err != nil || resp != base.resp {
+					t.Fatalf("RoundTrip = %v, %v; want the base's response", resp, err)
+				}
+			})
+			if got != baseAllocs {
+				t.Errorf("allocations per pass-through = %v; want the base's %v", got, baseAllocs)
+			}
+		})
 	}
 }
 
