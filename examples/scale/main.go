@@ -6,7 +6,7 @@
 // connection of its own per case).
 //
 //	go run ./examples/scale                          # six ways × 100, 1,000 and 10,000 waits; about 20 minutes
-//	go run ./examples/scale -waits 50 -window 2s     # a smoke run; about a minute
+//	go run ./examples/scale -waits 50 -window 2s     # a smoke run; 1 m 25 s on a busy machine
 //
 // The running times are those of the README's runs on a 2-core machine; each run prints its
 // own at the end. Each row of the table is printed as soon as it is measured, so a run
@@ -34,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -80,8 +81,9 @@ func main() {
 		// The fake's server logs what a loaded client does without harm: a connection whose
 		// client sent no HTTP/2 SETTINGS frame within 2 s (at 10,000 waits on a busy machine
 		// some do, and the agent dials again: a transient failure its waits retry; a wait that
-		// failed is counted), and a connection closed before its TLS handshake (a pool
-		// dialling one more than it used). Every other line of its log is kept.
+		// failed is counted), and a connection closed or reset before its TLS handshake or
+		// HTTP/2 preface was through (a pool dialling one more than it used, or a measuring
+		// process ending while it dialled). Every other line of its log is kept.
 		log.SetOutput(dropLines{w: os.Stderr})
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -112,11 +114,19 @@ func main() {
 type dropLines struct{ w io.Writer }
 
 func (d dropLines) Write(p []byte) (int, error) {
-	if bytes.Contains(p, []byte("timeout waiting for SETTINGS frames")) ||
-		(bytes.Contains(p, []byte("http: TLS handshake error from")) && bytes.HasSuffix(bytes.TrimSpace(p), []byte(": EOF"))) {
+	if bytes.Contains(p, []byte("timeout waiting for SETTINGS frames")) || abandonedHandshake(p) {
 		return len(p), nil
 	}
 	return d.w.Write(p)
+}
+
+// abandonedHandshake reports whether line is the server's note of a client that closed or
+// reset its connection before the TLS handshake or the HTTP/2 preface was through.
+func abandonedHandshake(line []byte) bool {
+	line = bytes.TrimSpace(line)
+	return (bytes.Contains(line, []byte("http: TLS handshake error from")) ||
+		bytes.Contains(line, []byte("http2: server: error reading preface from client"))) &&
+		(bytes.HasSuffix(line, []byte(": EOF")) || bytes.HasSuffix(line, []byte(": connection reset by peer")))
 }
 
 // runAll measures every way at every size, each in a process of its own, and prints each row
@@ -135,14 +145,28 @@ func runAll(ctx context.Context, out io.Writer, cfg config, waits, ways string) 
 // measureAll measures each way at each size and hands each row to each (nil: none) as it is
 // measured.
 func measureAll(ctx context.Context, cfg config, waits, ways string, each func(row)) ([]row, error) {
-	var rows []row
+	// Both lists are checked before the first measurement: a misspelt way would otherwise be
+	// measured as plain polling under its wrong name, or fail after minutes of other rows.
+	var sizes []int
 	for _, s := range strings.Split(waits, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("bad -waits %q", s)
 		}
-		for _, way := range strings.Split(ways, ",") {
-			r, err := child(ctx, cfg, strings.TrimSpace(way), n)
+		sizes = append(sizes, n)
+	}
+	var wayList []string
+	for _, way := range strings.Split(ways, ",") {
+		way = strings.TrimSpace(way)
+		if !slices.Contains(allWays, way) {
+			return nil, fmt.Errorf("bad -ways %q: the ways are %s", way, strings.Join(allWays, ", "))
+		}
+		wayList = append(wayList, way)
+	}
+	var rows []row
+	for _, n := range sizes {
+		for _, way := range wayList {
+			r, err := child(ctx, cfg, way, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s × %d: %w", way, n, err)
 			}
@@ -178,10 +202,13 @@ func child(ctx context.Context, cfg config, way string, n int) (row, error) {
 	return r, json.Unmarshal(out, &r)
 }
 
+// allWays are the ways of waiting a run can measure.
+var allWays = []string{"poll", "sse", "callback", "naive", "a2a", "hxp", "store"}
+
 func measureOne(ctx context.Context, cfg config, spec string) error {
 	way, ns, _ := strings.Cut(spec, ":")
 	n, err := strconv.Atoi(ns)
-	if err != nil {
+	if err != nil || !slices.Contains(allWays, way) {
 		return fmt.Errorf("bad -one %q", spec)
 	}
 	r, err := measure(ctx, cfg, way, n)
