@@ -129,8 +129,9 @@ func WithTrustedOrigins(origins ...string) transport.Option {
 	})
 }
 
-// WithA2A reads every 200 as a possible A2A answer (see [DetectOptions].A2A): for A2A 0.3
-// agents and relays, whose answers carry no A2A marker. Default: only answers marked as A2A.
+// WithA2A reads every 2xx (a 201 included) as a possible A2A answer (see
+// [DetectOptions].A2A): for A2A 0.3 agents and relays, whose answers carry no A2A marker.
+// Default: only answers marked as A2A.
 func WithA2A() transport.Option {
 	return option("WithA2A", func(c *Client) error {
 		c.detect.A2A = true
