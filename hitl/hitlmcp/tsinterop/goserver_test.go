@@ -220,43 +220,45 @@ func TestTSClientV2CallsGoTool(t *testing.T) {
 	}
 }
 
-// TestTSClientV2Replay: a TypeScript v2 client on 2026-07-28 runs the rounds by hand; once
-// the tool has deleted, a replay of its last state or of its first is refused as invalid
-// params, and the file is deleted once. Two paused calls are kept apart: approving the
-// second does not complete the first.
+// TestTSClientV2Replay: a TypeScript v2 client on 2026-07-28 runs the rounds by hand, over
+// stdio and Streamable HTTP; once the tool has deleted, a replay of its last state or of its
+// first is refused as invalid params, and the file is deleted once. Two paused calls are kept
+// apart: approving the second does not complete the first.
 func TestTSClientV2Replay(t *testing.T) {
-	t.Run("replay", func(t *testing.T) {
-		t.Parallel()
-		g := newGoTool(t)
-		g.person(t, 0)
-		events := g.runClient(t, "v2", "http", "replay")
-		if text, _ := result(t, callEvent(t, events)); text != "deleted" {
-			t.Fatalf("result %q", text)
-		}
-		for _, key := range []string{"replay", "replayFirst"} {
-			v, _ := event(events, key)
-			e, _ := v.(map[string]any)["error"].(map[string]any)
-			if code, _ := e["code"].(float64); code != -32602 || !strings.Contains(fmt.Sprint(e["message"]), "already returned") {
-				t.Errorf("%s: %v, want invalid params (-32602)", key, v)
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run("replay "+transport, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, 0)
+			events := g.runClient(t, "v2", transport, "replay")
+			if text, _ := result(t, callEvent(t, events)); text != "deleted" {
+				t.Fatalf("result %q", text)
 			}
-		}
-		if g.deleted.Load() != 1 {
-			t.Errorf("deleted %d times", g.deleted.Load())
-		}
-	})
-	t.Run("two paused calls", func(t *testing.T) {
-		t.Parallel()
-		g := newGoTool(t)
-		g.person(t, -1, 0)
-		events := g.runClient(t, "v2", "http", "two")
-		second, _ := event(events, "second")
-		if text, _ := result(t, map[string]any{"result": second.(map[string]any)["result"]}); text != "deleted" {
-			t.Errorf("the second call: %v", second)
-		}
-		first, _ := event(events, "first")
-		r, _ := first.(map[string]any)["result"].(map[string]any)
-		if r["resultType"] != "input_required" || g.deleted.Load() != 1 {
-			t.Errorf("the first call, not approved: %v; deleted %d", first, g.deleted.Load())
-		}
-	})
+			for _, key := range []string{"replay", "replayFirst"} {
+				v, _ := event(events, key)
+				e, _ := v.(map[string]any)["error"].(map[string]any)
+				if code, _ := e["code"].(float64); code != -32602 || !strings.Contains(fmt.Sprint(e["message"]), "already returned") {
+					t.Errorf("%s: %v, want invalid params (-32602)", key, v)
+				}
+			}
+			if g.deleted.Load() != 1 {
+				t.Errorf("deleted %d times", g.deleted.Load())
+			}
+		})
+		t.Run("two paused calls "+transport, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, -1, 0)
+			events := g.runClient(t, "v2", transport, "two")
+			second, _ := event(events, "second")
+			if text, _ := result(t, map[string]any{"result": second.(map[string]any)["result"]}); text != "deleted" {
+				t.Errorf("the second call: %v", second)
+			}
+			first, _ := event(events, "first")
+			r, _ := first.(map[string]any)["result"].(map[string]any)
+			if r["resultType"] != "input_required" || g.deleted.Load() != 1 {
+				t.Errorf("the first call, not approved: %v; deleted %d", first, g.deleted.Load())
+			}
+		})
+	}
 }
