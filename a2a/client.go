@@ -67,7 +67,7 @@ type Client struct {
 // functions. Defaults: http.DefaultClient, no credentials, silent, task queries every 5 s,
 // each request bounded by 2 min (a blocking send lasts the agent's turn), answers up to 1 MiB,
 // agents at https URLs on public addresses only, no redirect followed. A nil option is
-// skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+// skipped; a bad value, or an option of another client, is an error matching [transport.ErrInvalidOption].
 func NewClient(opts ...transport.Option) (*Client, error) {
 	c := &Client{newID: randomID}
 	cfg, err := clientcfg.New("a2a", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: defaultRequestTimeout}, opts)
@@ -150,7 +150,7 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
-		if errors.Is(err, transport.ErrInsecureURL) || errors.Is(err, transport.ErrPrivateAddress) {
+		if errors.Is(err, transport.ErrRefusedAddress) {
 			// Refused by the address rules: no retry changes the URL or where it points.
 			return nil, fmt.Errorf("a2a: %s: %w", httpx.Redact(req.URL.String()), httpx.StripURL(err))
 		}
@@ -458,7 +458,7 @@ func temporary(err error) bool {
 
 // ResultOf turns a finished task into a Result. action is the human's last answer, when a
 // human answered: it is the Result's Action, and its Decision is the shared word for it
-// (approve is DecisionApprove, deny DecisionReject, another word DecisionOther), whatever the agent then did with
+// (approve is DecisionApprove, deny DecisionReject, another word DecisionAnswer), whatever the agent then did with
 // the task, so a "deny" reads the same whether the agent completes the task or rejects it;
 // Status is the task's final state. throughRelay says the task was held by a relay, whose
 // administrator decides: a task it lets through and that completes is DecisionApprove, its

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Sentinels for the error codes A2A servers send (A2A 0.3 §8 and 1.0 §5.4 use the same
@@ -51,10 +51,10 @@ func mismatch(taskID, contextID string, t *Task) error {
 		return nil
 	}
 	if t.ID != taskID {
-		return &transport.MismatchError{Object: "task", Want: taskID, Got: t.ID}
+		return decision.Mismatch("task", taskID, t.ID)
 	}
 	if contextID != "" && t.ContextID != "" && t.ContextID != contextID {
-		return &transport.MismatchError{Object: "task context", Want: contextID, Got: t.ContextID}
+		return decision.Mismatch("task context", contextID, t.ContextID)
 	}
 	return nil
 }

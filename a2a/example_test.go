@@ -155,10 +155,9 @@ func Example_mismatch() {
 		return
 	}
 	_, err = c.Resume(ctx, p, a2a.HectorDecision(true)) // the task has completed
-	var me *transport.MismatchError
-	if errors.As(err, &me) {
-		fmt.Println(errors.Is(err, transport.ErrMismatch), me.Want, me.Got)
-	}
+	fmt.Println(errors.Is(err, transport.ErrMismatch))
+	fmt.Println(err)
 	// Output:
-	// true task-1 task-2
+	// true
+	// answer for another id: task "task-2", not "task-1"
 }

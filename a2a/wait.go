@@ -277,9 +277,18 @@ type RunOptions struct {
 // Runner returns [Client.Run] with ask and o as a [transport.Waiter], to be held beside the
 // other protocols' waits. o is read at each Wait and must not change meanwhile.
 func (c *Client) Runner(ask Asker, o *RunOptions) transport.Waiter[*Pause] {
-	return transport.WaiterFunc[*Pause](func(ctx context.Context, p *Pause) (*transport.Result, error) {
-		return c.Run(ctx, p, ask, o)
-	})
+	return runner{c, ask, o}
+}
+
+// runner is a Client's Run as a transport.Waiter.
+type runner struct {
+	c   *Client
+	ask Asker
+	o   *RunOptions
+}
+
+func (r runner) Wait(ctx context.Context, p *Pause) (*transport.Result, error) {
+	return r.c.Run(ctx, p, r.ask, r.o)
 }
 
 // Run carries a paused task to its end: while the task asks for input it calls ask and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
@@ -49,8 +50,8 @@ type Client struct {
 // credentials, silent, no redirect followed, and the address rules every client of this
 // module keeps: an https endpoint at a public address (the spec's example endpoint is a
 // local server: reach it with transport.WithAllowLocalHTTP). A base URL the rules refuse is
-// an error matching [transport.ErrInsecureURL] or [transport.ErrPrivateAddress]. A nil option
-// is skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+// an error matching [transport.ErrRefusedAddress]. A nil option
+// is skipped; a bad value, or an option of another client, is an error matching [transport.ErrInvalidOption].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	c := &Client{}
 	cfg, err := clientcfg.New("hi", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: pace.RequestTimeout}, opts)
@@ -178,7 +179,7 @@ func decodeInteraction(raw []byte) (*Interaction, error) {
 // conflict). An endpoint that marks an interaction resolved although its responses do not
 // meet the policy — the spec's own example does, counting only approvals — gives a failed
 // Result saying so. Errors: transport.ErrNotFound, a malformed interaction, an answer for another
-// interaction ([*transport.MismatchError]: never another interaction's decision), or
+// interaction ([transport.ErrMismatch]: never another interaction's decision), or
 // context.Cause(ctx).
 func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error) {
 	if id == "" {
@@ -193,7 +194,7 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 			return nil, false, err
 		}
 		if it.InteractionID != id {
-			return nil, false, &transport.MismatchError{Object: "interaction", Want: id, Got: it.InteractionID}
+			return nil, false, decision.Mismatch("interaction", id, it.InteractionID)
 		}
 		if it.Status != StatusResolved {
 			return nil, false, nil

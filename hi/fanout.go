@@ -147,7 +147,7 @@ func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p 
 			return Feedback{}, fmt.Errorf("hi: the service answered %d without asking a human", resp.StatusCode)
 		}
 		res := resp.Result
-		if !res.DecidedByHuman() {
+		if res.Decision == "" {
 			return Feedback{}, nil
 		}
 		f := Feedback{Action: res.Action, Timestamp: res.EndedAt}
@@ -178,7 +178,7 @@ func OverHXP(c *hxp.Client, newRequest func(it *Interaction, p Participant) *hxp
 			}
 			return Feedback{}, err
 		}
-		if !res.DecidedByHuman() {
+		if res.Decision == "" {
 			return Feedback{}, nil
 		}
 		action := res.Action

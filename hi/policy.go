@@ -264,8 +264,8 @@ func (t *Tally) explain(n int) {
 
 // Result turns a resolved tally into the shared Result: completed with the outcome as
 // Action, or failed with the conflict as Reason. The Decision is the shared word for
-// the outcome (approve is DecisionApprove, reject DecisionReject), or DecisionSelect for an action outside its words (the participants chose one of
-// the interaction's userActions); the tally itself, as JSON, is the Data. It
+// the outcome (approve is DecisionApprove, reject DecisionReject, another of the
+// interaction's userActions DecisionAnswer); the tally itself, as JSON, is the Data. It
 // returns nil while the interaction is unresolved.
 func (t Tally) Result(interactionID string) *transport.Result {
 	if !t.Resolved {
@@ -275,9 +275,6 @@ func (t Tally) Result(interactionID string) *transport.Result {
 	r := &transport.Result{CaseID: interactionID, Data: data, EndedAt: time.Now()}
 	if t.Outcome != "" {
 		r.Status, r.Action, r.Decision = transport.StatusCompleted, t.Outcome, decision.Of(t.Outcome)
-		if r.Decision == transport.DecisionOther {
-			r.Decision = transport.DecisionSelect
-		}
 		r.RespondedBy = &transport.Responder{Name: t.DecidedBy}
 	} else {
 		r.Status, r.Reason = transport.StatusFailed, t.Explanation

@@ -80,7 +80,7 @@ func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc,
 			return history, err
 		}
 		history = append(history, Round{Interrupt: it, Result: res})
-		if res.Action != "edit" || !res.DecidedByHuman() || len(history) == limit {
+		if res.Action != "edit" || res.Decision == "" || len(history) == limit {
 			break
 		}
 		if it, err = revise(ctx, history); err != nil {

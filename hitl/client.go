@@ -57,7 +57,7 @@ type Client struct {
 // functions. Defaults: http.DefaultClient, no logging, no forwarder (Do then only detects),
 // no credentials on polls, HTTPS-only URLs at public addresses, polls paced by the server
 // within [1 s, 5 min] (30 s without a Retry-After), bodies up to 1 MiB. A nil option is
-// skipped; a bad value, or an option of another client, is an [*transport.OptionError].
+// skipped; a bad value, or an option of another client, is an error matching [transport.ErrInvalidOption].
 func NewClient(opts ...transport.Option) (*Client, error) {
 	c := &Client{minInterval: pace.MinInterval, maxInterval: pace.MaxInterval}
 	cfg, err := clientcfg.New("hitl", c, clientcfg.Defaults{RequestTimeout: pace.RequestTimeout}, opts)

@@ -114,7 +114,7 @@ func TestDoEveryReviewType(t *testing.T) {
 				detail = string(e.ModifiedParams) + errString(err)
 			}
 			got = append(got, row{typ, r.Action, detail})
-			if !r.DecidedByHuman() || r.CaseID != resp.Interrupt.ID() {
+			if r.Decision == "" || r.CaseID != resp.Interrupt.ID() {
 				t.Errorf("%s: result %+v", typ, r)
 			}
 		}

@@ -23,7 +23,7 @@
 //	hitl.NewClient(transport.WithHTTPClient(hc), hitl.WithForwarder(f))
 //
 // A bad option value, or an option of another client, makes NewClient fail with a
-// [*transport.OptionError]. Per-call knobs are a nil-able options struct ([CallOptions],
+// [transport.ErrInvalidOption]. Per-call knobs are a nil-able options struct ([CallOptions],
 // [WaitOptions]).
 //
 // # Waiting

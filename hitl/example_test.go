@@ -212,6 +212,20 @@ func ExampleForm_Check() {
 	// hitl: invalid result data: name: required; salary: above the maximum 200000
 }
 
+// chatButton is a way of one's own: it learns the outcome from a button the human pressed in
+// a chat.
+type chatButton struct{ pressed <-chan string }
+
+func (b chatButton) Wait(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+	select {
+	case action := <-b.pressed:
+		return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: action,
+			Decision: transport.DecisionApprove}, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
 // A custom way of learning the outcome — here a chat button the human pressed — wakes the
 // wait; a poll of the service confirms what it says before the wait returns it.
 func ExampleWithWaiter() {
@@ -224,16 +238,8 @@ func ExampleWithWaiter() {
 		_ = svc.Respond(id, "approve", nil, nil)
 		pressed <- "approve"
 	}()
-	button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
-		select {
-		case action := <-pressed:
-			return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: action}, nil
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-	})
 	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
-		hitl.WithWaiter(button), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
+		hitl.WithWaiter(chatButton{pressed}), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 	if err != nil {
 		panic(err)
 	}

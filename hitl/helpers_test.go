@@ -2,6 +2,7 @@ package hitl_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -98,4 +99,11 @@ func detect(t *testing.T, c *hitl.Client, req *http.Request) *hitl.Interrupt {
 	}
 	_ = resp.Body.Close()
 	return resp.Interrupt
+}
+
+// waitFunc is a way of the test's own, as a function.
+type waitFunc func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error)
+
+func (f waitFunc) Wait(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+	return f(ctx, it)
 }

@@ -111,7 +111,7 @@ func (e *SubmitError) Is(target error) bool {
 	case http.StatusTooManyRequests:
 		return target == ErrRateLimited
 	}
-	return target == transport.ErrUnexpectedStatus
+	return false
 }
 
 // InlineChoices returns the actions that may be offered as native buttons (§7.5, §7.7): none

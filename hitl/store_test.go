@@ -134,7 +134,7 @@ func TestWaiters(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				svc := &service{decideAt: time.Now().Add(tt.decided)}
-				button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+				button := waitFunc(func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 					select {
 					case <-time.After(tt.saysAt):
 						return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
@@ -154,7 +154,7 @@ func TestWaiters(t *testing.T) {
 	}
 	t.Run("replaced", func(t *testing.T) {
 		c, _ := hitl.NewClient(transport.WithHTTPClient(failingClient(t)))
-		own := transport.WaiterFunc[*hitl.Interrupt](func(_ context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+		own := waitFunc(func(_ context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 			return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID(), Action: "approve"}, nil
 		})
 		r, err := c.Wait(t.Context(), interrupt("review_c1", time.Hour), &hitl.WaitOptions{Waiter: own})

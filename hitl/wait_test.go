@@ -41,7 +41,7 @@ func summarize(r *transport.Result) *summary {
 	if r == nil {
 		return nil
 	}
-	return &summary{r.Status, r.Action, r.DefaultAction, r.DefaultApplied, r.DecidedByHuman(), r.Reason}
+	return &summary{r.Status, r.Action, r.DefaultAction, r.DefaultApplied, r.Decision != "", r.Reason}
 }
 
 // TestWaitCases is notes/hitl-protocol.md §10, cases 14–23: polling and results. Each row
@@ -55,6 +55,8 @@ func TestWaitCases(t *testing.T) {
 		ttl     time.Duration
 		want    *summary
 		wantErr error
+		// wantStatus: the wait ends with the *transport.StatusError of this status.
+		wantStatus int
 		// gaps are the expected delays between consecutive polls; nil skips the check.
 		gaps []time.Duration
 		// check inspects the requests sent.
@@ -129,7 +131,7 @@ func TestWaitCases(t *testing.T) {
 			want: completed},
 		{name: "missing status is retried", replies: []reply{ok(`{"case_id":"review_c1"}`), ok(completedApprove)}, want: completed},
 		{name: "status of the wrong type ends the wait", replies: []reply{ok(`{"status":7,"case_id":"review_c1"}`)}, wantErr: hitl.ErrInvalid},
-		{name: "unexpected 3xx ends the wait", replies: []reply{{302, map[string]string{"Location": "https://elsewhere.example/"}, ""}}, wantErr: transport.ErrUnexpectedStatus},
+		{name: "unexpected 3xx ends the wait", replies: []reply{{302, map[string]string{"Location": "https://elsewhere.example/"}, ""}}, wantStatus: 302},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,9 +144,10 @@ func TestWaitCases(t *testing.T) {
 				var updates []hitl.Update
 				res, err := newClient(t, s, tt.opts...).Wait(t.Context(), interrupt("review_c1", ttl),
 					&hitl.WaitOptions{OnUpdate: func(u hitl.Update) { updates = append(updates, u) }})
-				if tt.wantErr != nil {
-					if !errors.Is(err, tt.wantErr) || res != nil {
-						t.Fatalf("Wait = %v, %v; want error %v", res, err, tt.wantErr)
+				var se *transport.StatusError
+				if tt.wantErr != nil || tt.wantStatus != 0 {
+					if tt.wantErr != nil && !errors.Is(err, tt.wantErr) || tt.wantStatus != 0 && (!errors.As(err, &se) || se.StatusCode != tt.wantStatus) || res != nil {
+						t.Fatalf("Wait = %v, %v; want error %v or status %d", res, err, tt.wantErr, tt.wantStatus)
 					}
 				} else if err != nil {
 					t.Fatalf("Wait: %v", err)
@@ -210,7 +213,8 @@ func TestWaitPastExpiry(t *testing.T) {
 		s := &script{replies: []reply{{503, nil, ""}}}
 		start := time.Now()
 		_, err := newClient(t, s).Wait(t.Context(), interrupt("review_c1", 10*time.Minute), &hitl.WaitOptions{Grace: 30 * time.Second})
-		if !errors.Is(err, hitl.ErrPastExpiry) || !errors.Is(err, transport.ErrUnexpectedStatus) {
+		var se *transport.StatusError
+		if !errors.Is(err, hitl.ErrPastExpiry) || !errors.As(err, &se) || se.StatusCode != 503 {
 			t.Fatalf("Wait = %v; want ErrPastExpiry joined with the last 503", err)
 		}
 		if d := time.Since(start); d != 10*time.Minute+30*time.Second {

@@ -12,7 +12,7 @@ import (
 
 // A way of learning a case's outcome is a [transport.Waiter] of *[Interrupt]: the client's
 // own (PollWaiter, StreamWaiter, CallbackWaiter), or one of yours — a chat button, a queue
-// consumer, a workflow engine's signal ([transport.WaiterFunc] adapts a function). Its Wait
+// consumer, a workflow engine's signal: any type with its Wait method. Its Wait
 // blocks until it learns the outcome, or ctx ends (returning context.Cause(ctx)).
 // Implementations must be safe for concurrent use.
 //

@@ -31,7 +31,7 @@ func TestWaysOfOneWait(t *testing.T) {
 	secret := []byte("callback-secret")
 	// button is a way of the caller's: it says "approve" at 12 s, and counts its calls.
 	var calls atomic.Int32
-	button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+	button := waitFunc(func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 		calls.Add(1)
 		select {
 		case <-time.After(12 * time.Second):
@@ -40,7 +40,7 @@ func TestWaysOfOneWait(t *testing.T) {
 			return nil, context.Cause(ctx)
 		}
 	})
-	never := transport.WaiterFunc[*hitl.Interrupt](func(context.Context, *hitl.Interrupt) (*transport.Result, error) {
+	never := waitFunc(func(context.Context, *hitl.Interrupt) (*transport.Result, error) {
 		t.Error("a WithWaiter ran although Ways replaced it")
 		return nil, nil
 	})
@@ -156,7 +156,7 @@ func TestWaysWakeAnA2ARun(t *testing.T) {
 		t.Run(fmt.Sprint("button ", withButton), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				relay := a2atest.NewMemoryRelay(t)
-				button := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+				button := waitFunc(func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 					select {
 					case <-time.After(21 * time.Second):
 						return &transport.Result{Status: transport.StatusCompleted, CaseID: it.ID()}, nil
@@ -238,7 +238,7 @@ func TestMaxPollsInFlight(t *testing.T) {
 func TestClosedWakeOfAnA2ARun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		relay := a2atest.NewMemoryRelay(t)
-		silent := transport.WaiterFunc[*hitl.Interrupt](func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
+		silent := waitFunc(func(ctx context.Context, it *hitl.Interrupt) (*transport.Result, error) {
 			<-ctx.Done()
 			return nil, context.Cause(ctx)
 		})

@@ -60,9 +60,9 @@ type Client struct {
 // every 5 s, every request and the WebSocket handshake bounded by 30 s, answers up to 1 MiB,
 // no credentials, silent, HTTPS only (§7) at public addresses, no redirect followed (a 3xx is
 // an [*APIError]: it would carry the agent's key or the human's token to wherever it points).
-// A base URL the address rules refuse is an error matching [transport.ErrInsecureURL] or
-// [transport.ErrPrivateAddress]. A nil option is skipped; a bad value, or an option of
-// another client, is an [*transport.OptionError].
+// A base URL the address rules refuse is an error matching [transport.ErrRefusedAddress]. A
+// nil option is skipped; a bad value, or an option of
+// another client, is an error matching [transport.ErrInvalidOption].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	c := &Client{prefix: defaultAPIPrefix}
 	cfg, err := clientcfg.New("hxp", c, clientcfg.Defaults{PollInterval: defaultPollInterval, RequestTimeout: defaultRequestTimeout}, opts)
@@ -175,7 +175,7 @@ func (e *APIError) Is(target error) bool {
 	case http.StatusUnprocessableEntity:
 		return target == ErrInvalidResolution
 	}
-	return target == transport.ErrUnexpectedStatus
+	return false
 }
 
 type who int

@@ -155,7 +155,7 @@ func TestEveryAction(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: Wait: %v", r.name, err)
 				}
-				got := []any{res.Status, res.Action, string(res.Data), res.Reason, res.DecidedByHuman(), res.RespondedBy.Name}
+				got := []any{res.Status, res.Action, string(res.Data), res.Reason, res.Decision != "", res.RespondedBy.Name}
 				want := []any{transport.StatusCompleted, r.action, r.data, r.reason, true, hxptest.HumanID}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("%s: result (-want +got):\n%s", r.name, diff)
@@ -241,7 +241,7 @@ func TestTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Status != tt.status || res.DefaultAction != tt.defaulted || res.DefaultApplied != (tt.defaulted != "") || res.DecidedByHuman() {
+			if res.Status != tt.status || res.DefaultAction != tt.defaulted || res.DefaultApplied != (tt.defaulted != "") || res.Decision != "" {
 				t.Errorf("Result = %+v", res)
 			}
 		})

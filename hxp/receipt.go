@@ -122,7 +122,7 @@ var ErrReceiptMismatch = errors.New("hxp: receipt does not match the request")
 
 // ReceiptMismatchError says how a receipt fails its request: Field names the part of the
 // receipt (result, reason, request) and Problem what is wrong with it. It is not
-// transport.MismatchError, which names an answer for another request altogether.
+// transport.ErrMismatch, which names an answer for another request altogether.
 type ReceiptMismatchError struct {
 	Field   string
 	Problem string
@@ -255,9 +255,8 @@ func (r *Receipt) VerifyEvidence(secret []byte, f HashFormula) bool {
 }
 
 // result turns a terminal receipt into the shared Result. A DECIDE's option or an APPROVE's
-// approved/rejected is the Action; the Decision is DecisionSelect for the option,
-// DecisionApprove or DecisionReject for the APPROVE, DecisionSubmit for a PROVIDE; the raw
-// result is the Data. A receipt the server issued
+// approved/rejected is the Action; the Decision is DecisionApprove or DecisionReject for the
+// APPROVE, DecisionAnswer for an option or a PROVIDE; the raw result is the Data. A receipt the server issued
 // itself (completed_by "system": the default option on timeout) is an expiry with the
 // default applied, never a human decision.
 func (r *Receipt) result(req *Request) *transport.Result {
@@ -277,19 +276,16 @@ func (r *Receipt) result(req *Request) *transport.Result {
 				res.DefaultAction = s
 			}
 		default:
-			res.Status = transport.StatusCompleted
+			res.Status, res.Decision = transport.StatusCompleted, transport.DecisionAnswer
 			switch {
 			case req != nil && req.Action() == ActionProvide:
-				res.Action, res.Decision = "provide", transport.DecisionSubmit // the value is Data only, never an action
+				res.Action = "provide" // the value is Data only, never an action
 			case isString && req != nil && req.Action() == ActionDecide:
-				res.Action, res.Decision = s, transport.DecisionSelect
+				res.Action = s
 			case isString && (s == Approved || s == Rejected):
-				res.Action = s // an APPROVE's answer, whatever the request
-				res.Decision = decision.Of(s)
+				res.Action, res.Decision = s, decision.Of(s) // an APPROVE's answer, whatever the request
 			case isString && req != nil:
-				res.Action, res.Decision = s, transport.DecisionOther
-			default:
-				res.Decision = transport.DecisionOther
+				res.Action = s
 			}
 			if r.CompletedBy != "" {
 				res.RespondedBy = &transport.Responder{Name: r.CompletedBy}

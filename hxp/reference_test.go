@@ -77,7 +77,7 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
 		res, err := agent.Wait(ctx, cr, nil)
-		if err != nil || res.Status != transport.StatusExpired || res.DecidedByHuman() {
+		if err != nil || res.Status != transport.StatusExpired || res.Decision != "" {
 			t.Fatalf("Wait = %v, %v; want expired", res, err)
 		}
 	})

@@ -53,7 +53,7 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := restarted.Wait(t.Context(), &restored, nil)
-	if err != nil || res.Action != "Approve" || !res.DecidedByHuman() {
+	if err != nil || res.Action != "Approve" || res.Decision == "" {
 		t.Fatalf("after restart: %+v, %v", res, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/ws"
 	"github.com/hitlkit/hitlkit/transport"
@@ -53,9 +54,17 @@ var ErrNoReceipt = errors.New("hxp: completed request without a receipt")
 // the other protocols' waits (a framework's own scheduler, a workflow engine's activity).
 // o is read at each Wait and must not change meanwhile.
 func (c *Client) Waiter(o *WaitOptions) transport.Waiter[*Created] {
-	return transport.WaiterFunc[*Created](func(ctx context.Context, cr *Created) (*transport.Result, error) {
-		return c.Wait(ctx, cr, o)
-	})
+	return waiter{c, o}
+}
+
+// waiter is a Client's Wait as a transport.Waiter.
+type waiter struct {
+	c *Client
+	o *WaitOptions
+}
+
+func (w waiter) Wait(ctx context.Context, cr *Created) (*transport.Result, error) {
+	return w.c.Wait(ctx, cr, w.o)
 }
 
 // Wait waits for the receipt of a created request and returns it as the shared Result:
@@ -76,7 +85,7 @@ func (c *Client) Waiter(o *WaitOptions) transport.Waiter[*Created] {
 //
 // An error means the outcome is unknown: a permanent failure (an [*APIError] matching
 // transport.ErrUnauthorized, transport.ErrNotFound, … the same whichever poll met it), an answer about another
-// request ([*transport.MismatchError]), a malformed answer (ErrMalformed), a receipt that
+// request ([transport.ErrMismatch]), a malformed answer (ErrMalformed), a receipt that
 // does not fit the request when WaitOptions.CheckReceipt asks (ErrReceiptMismatch), or
 // context.Cause(ctx). Wait returns only after every goroutine it started ended.
 func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*transport.Result, error) {
@@ -238,7 +247,7 @@ func checkReceipt(cr *Created, res *transport.Result) error {
 // status machine of §4.1 is this one switch.
 func stateResult(cr *Created, st *State) (*transport.Result, *Update, error) {
 	if st.RequestID != "" && st.RequestID != cr.RequestID {
-		return nil, nil, &transport.MismatchError{Object: "request", Want: cr.RequestID, Got: st.RequestID}
+		return nil, nil, decision.Mismatch("request", cr.RequestID, st.RequestID)
 	}
 	req := cr.Request
 	if req == nil {
@@ -272,7 +281,7 @@ func receiptResult(cr *Created, rc *Receipt, req *Request) (*transport.Result, *
 		rc.RequestID = cr.RequestID
 	case cr.RequestID:
 	default:
-		return nil, nil, &transport.MismatchError{Object: "receipt", Want: cr.RequestID, Got: rc.RequestID}
+		return nil, nil, decision.Mismatch("receipt", cr.RequestID, rc.RequestID)
 	}
 	r := rc.result(req)
 	if r == nil {

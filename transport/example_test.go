@@ -38,10 +38,14 @@ func ExampleWait() {
 			if st.State == "pending" {
 				return nil, false, nil
 			}
-			return &transport.Result{CaseID: "42", Status: transport.StatusCompleted, Action: st.State,
-				RespondedBy: &transport.Responder{Name: st.By}}, true, nil
+			r := &transport.Result{CaseID: "42", Status: transport.StatusCompleted, Action: st.State,
+				Decision: transport.DecisionReject, RespondedBy: &transport.Responder{Name: st.By}}
+			if st.State == "approved" {
+				r.Decision = transport.DecisionApprove // a wait of one's own sets the shared word
+			}
+			return r, true, nil
 		},
-		Push: []transport.Push[*transport.Result]{func(ctx context.Context, wake func(), _ func(*transport.Result)) error {
+		Push: []func(context.Context, func(), func(*transport.Result)) error{func(ctx context.Context, wake func(), _ func(*transport.Result)) error {
 			select {
 			case <-notified:
 				wake() // not the outcome: the wait polls to confirm it
@@ -59,6 +63,6 @@ func ExampleWait() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Status, r.Action, r.RespondedBy.Name)
-	// Output: completed approved ana
+	fmt.Println(r.Status, r.Action, r.RespondedBy.Name, r.Approved())
+	// Output: completed approved ana true
 }

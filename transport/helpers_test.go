@@ -33,7 +33,7 @@ func poll[T any](ctx context.Context, p *poller, url string, decode func([]byte)
 func pollOnWake[T any](ctx context.Context, p *poller, url string, wake <-chan struct{}, decode func([]byte) (T, bool, error)) (T, error) {
 	w := &transport.Wait[T]{URL: url, Decode: decode, Client: p.Client, MaxInterval: p.MaxInterval, Slots: p.Slots}
 	if wake != nil {
-		w.Push = []transport.Push[T]{func(ctx context.Context, kick func(), _ func(T)) error {
+		w.Push = []func(context.Context, func(), func(T)) error{func(ctx context.Context, kick func(), _ func(T)) error {
 			for {
 				select {
 				case <-ctx.Done():

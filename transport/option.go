@@ -1,8 +1,6 @@
 package transport
 
 import (
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -18,41 +16,15 @@ import (
 //	hitl.NewClient(transport.WithHTTPClient(hc), hitl.WithForwarder(f))
 //
 // NewClient applies the options in order (of two that set the same thing, the later wins)
-// and returns the first it refuses as an [*OptionError]: a bad value, a nil value, or an
+// and returns the first it refuses, matching [ErrInvalidOption]: a bad value, a nil value, or an
 // option of another client (a2a.WithMessageIDs given to hitl.NewClient), which is never
 // ignored. A nil Option is skipped, so a list may hold options chosen at run time. Options
 // are made only by this module's packages.
 type Option func(*clientopt.Settings) error
 
-// OptionError is NewClient's error for an option it refuses. Exactly one of For and Problem
-// is set.
-type OptionError struct {
-	// Client is the package of the NewClient that refused it: "hitl", "a2a", "hxp" or "hi".
-	Client string
-	// Option names the option: "transport.WithMaxBody", "hitl.WithForwarder".
-	Option string
-	// For is the package whose clients the option configures, when that is not Client's.
-	For string
-	// Problem says what is wrong with the option's value.
-	Problem string
-}
-
-// Error names the client, the option and what is wrong; never the option's value.
-func (e *OptionError) Error() string {
-	if e.For != "" {
-		return fmt.Sprintf("%s: NewClient: %s configures %s clients only", e.Client, e.Option, e.For)
-	}
-	return fmt.Sprintf("%s: NewClient: %s: %s", e.Client, e.Option, e.Problem)
-}
-
-// ErrInsecureURL: a request was refused before it was sent because its URL is not https (or
-// wss) and plain http is allowed only for http://localhost and http://127.0.0.1, with
-// [WithAllowLocalHTTP]. Like [ErrPrivateAddress], it ends a wait at once.
-var ErrInsecureURL = errors.New("URL must use https")
-
 // refuse is the error of a common option given a bad value.
 func refuse(s *clientopt.Settings, option, problem string) error {
-	return &OptionError{Client: s.Client, Option: "transport." + option, Problem: problem}
+	return clientopt.Refused(s.Client, "transport."+option, problem)
 }
 
 // WithHTTPClient sends the client's requests through a copy of hc: its transport and
@@ -166,7 +138,7 @@ func WithRequestTimeout(d time.Duration) Option {
 // WithAllowLocalHTTP admits plain-http URLs on http://localhost and http://127.0.0.1 (which
 // HITL Protocol v0.7+ allows for development) and connections to loopback addresses.
 // Default: every URL must be https (wss for a WebSocket); a request to any other URL is
-// refused before it is sent, with an error matching [ErrInsecureURL], and hxp's and hi's
+// refused before it is sent, with an error matching [ErrRefusedAddress], and hxp's and hi's
 // NewClient refuse such a base URL.
 func WithAllowLocalHTTP() Option {
 	return func(s *clientopt.Settings) error {
@@ -180,7 +152,7 @@ func WithAllowLocalHTTP() Option {
 // in any spelling (127.1, 2130706433, 0x7f.1, localhost.), is refused before a request is
 // sent (and makes a HITL object invalid), and every connection is checked where it is
 // dialled: a host that resolves to such an address is refused, with an error matching
-// [ErrPrivateAddress] that ends a wait, so a hostile answer cannot point the agent and its
+// [ErrRefusedAddress] that ends a wait, so a hostile answer cannot point the agent and its
 // credentials into its own network. The dial check applies when the client's transport is an
 // *http.Transport (the default); any other transport is not wrapped: check addresses in its
 // own dialer. With

@@ -22,11 +22,10 @@ func ExampleOption() {
 	fmt.Println(err)
 
 	_, err = hitl.NewClient(transport.WithMaxBody(64<<10), a2a.WithMessageIDs(func() string { return "m-1" }))
-	var oe *transport.OptionError
-	fmt.Println(errors.As(err, &oe), oe.For)
+	fmt.Println(errors.Is(err, transport.ErrInvalidOption))
 	fmt.Println(err)
 	// Output:
 	// <nil>
-	// true a2a
-	// hitl: NewClient: a2a.WithMessageIDs configures a2a clients only
+	// true
+	// hitl: NewClient: a2a.WithMessageIDs: configures a2a clients only: invalid option
 }

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -103,12 +102,11 @@ type Result struct {
 //   - [DecisionReject]: do not. HITL reject, cancel (the confirmation review's no) and abort
 //     (escalation); an A2A answer of deny or reject; a relay administrator's rejection; an
 //     HXP APPROVE answered "rejected".
-//   - [DecisionEdit]: go ahead with the human's changes, in Data (HITL edit).
-//   - [DecisionSelect]: the human chose among options: HITL select, an HXP DECIDE's option
-//     (its text is Action), an HI interaction's action outside the words above.
-//   - [DecisionSubmit]: the human supplied values: HITL submit, an HXP PROVIDE.
-//   - [DecisionOther]: a human answered with a word outside these (HITL retry and skip, a
-//     service's own action, an A2A answer of another word); read Action.
+//   - [DecisionAnswer]: the human answered, with neither a yes nor a no: changes to what was
+//     proposed (HITL edit), a choice (HITL select, an HXP DECIDE's option, an HI
+//     interaction's action), values (HITL submit, an HXP PROVIDE), or a word of the
+//     service's own (HITL retry and skip, an A2A answer of another word). Action names it;
+//     Data holds what the human gave.
 //
 // Each protocol package sets Decision from its own words; a wait of one's own sets it from
 // these constants.
@@ -118,10 +116,7 @@ type Decision string
 const (
 	DecisionApprove Decision = "approve"
 	DecisionReject  Decision = "reject"
-	DecisionEdit    Decision = "edit"
-	DecisionSelect  Decision = "select"
-	DecisionSubmit  Decision = "submit"
-	DecisionOther   Decision = "other"
+	DecisionAnswer  Decision = "answer"
 )
 
 // Approved reports whether a human approved and the case completed: the go-ahead, whatever
@@ -134,19 +129,7 @@ func (r *Result) Approved() bool {
 	return r != nil && r.Status == StatusCompleted && !r.DefaultApplied && r.Decision == DecisionApprove
 }
 
-// DecidedByHuman reports whether a person decided: a completion by a human (not an expiry
-// or a default applied by the service, a cancellation of the case or a failure), or any
-// Result that records a human's Decision — a relay administrator's rejection is one, as is
-// an A2A deny that the agent ends as rejected.
-func (r *Result) DecidedByHuman() bool {
-	return r != nil && (r.Decision != "" || r.Status == StatusCompleted && !r.DefaultApplied && r.Action != "")
-}
-
-// ErrNoData reports that the data of a Result was asked for and it has none (hitl.SelectionOf,
-// hxp.ReceiptOf, …).
-var ErrNoData = errors.New("result has no data")
-
-// String describes the result without its data, which may hold sensitive form values:
+// String describes the result without its data, which may hold a person's answers:
 // "completed: approve (case review_1)".
 func (r Result) String() string {
 	var b strings.Builder

@@ -34,7 +34,7 @@ type verdict struct {
 }
 
 func verdictOf(r *transport.Result) verdict {
-	return verdict{r.Status, r.Action, r.Decision, r.Approved(), r.DecidedByHuman()}
+	return verdict{r.Status, r.Action, r.Decision, r.Approved(), r.Decision != ""}
 }
 
 // hitlOutcome runs one HITL case of review type typ against the fake service, the human
@@ -189,7 +189,7 @@ func TestVerdictEveryProtocol(t *testing.T) {
 		}, verdict{completed, "approve", approve, true, true}},
 		{"hitl edit", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "approval", "", respond("edit", map[string]any{"edits": map[string]any{"title": "x"}}))
-		}, verdict{completed, "edit", transport.DecisionEdit, false, true}},
+		}, verdict{completed, "edit", transport.DecisionAnswer, false, true}},
 		{"hitl reject", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "approval", "", respond("reject", nil))
 		}, verdict{completed, "reject", reject, false, true}},
@@ -201,13 +201,13 @@ func TestVerdictEveryProtocol(t *testing.T) {
 		}, verdict{completed, "cancel", reject, false, true}},
 		{"hitl select", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "selection", "", respond("select", map[string]any{"selected": []string{"a"}}))
-		}, verdict{completed, "select", transport.DecisionSelect, false, true}},
+		}, verdict{completed, "select", transport.DecisionAnswer, false, true}},
 		{"hitl submit", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "input", "", respond("submit", map[string]any{"name": "Ana"}))
-		}, verdict{completed, "submit", transport.DecisionSubmit, false, true}},
+		}, verdict{completed, "submit", transport.DecisionAnswer, false, true}},
 		{"hitl escalation retry", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "escalation", "", respond("retry", nil))
-		}, verdict{completed, "retry", transport.DecisionOther, false, true}},
+		}, verdict{completed, "retry", transport.DecisionAnswer, false, true}},
 		{"hitl escalation abort", func(t *testing.T) *transport.Result {
 			return hitlOutcome(t, "escalation", "", respond("abort", nil))
 		}, verdict{completed, "abort", reject, false, true}},
@@ -243,10 +243,10 @@ func TestVerdictEveryProtocol(t *testing.T) {
 		}, verdict{completed, "rejected", reject, false, true}},
 		{"hxp DECIDE", func(t *testing.T) *transport.Result {
 			return hxpOutcome(t, &hxp.Request{Decide: decide}, "Ship")
-		}, verdict{completed, "Ship", transport.DecisionSelect, false, true}},
+		}, verdict{completed, "Ship", transport.DecisionAnswer, false, true}},
 		{"hxp PROVIDE", func(t *testing.T) *transport.Result {
 			return hxpOutcome(t, &hxp.Request{Provide: &hxp.Provide{Prompt: "Region?", InputType: hxp.InputText}}, "us-east-1")
-		}, verdict{completed, "provide", transport.DecisionSubmit, false, true}},
+		}, verdict{completed, "provide", transport.DecisionAnswer, false, true}},
 		{"hxp default on timeout", func(t *testing.T) *transport.Result {
 			return hxpOutcome(t, &hxp.Request{Decide: &hxp.Decide{Question: "Ship?", Options: []string{"Approve", "Hold"}, DefaultOption: "Approve"},
 				TimeoutSeconds: 1, Fallback: hxp.FallbackDefault}, nil)
@@ -256,7 +256,7 @@ func TestVerdictEveryProtocol(t *testing.T) {
 		}, verdict{completed, "approve", approve, true, true}},
 		{"hi chosen action", func(*testing.T) *transport.Result {
 			return hi.Tally{Resolved: true, Outcome: "ship", DecidedBy: "ana"}.Result("i1")
-		}, verdict{completed, "ship", transport.DecisionSelect, false, true}},
+		}, verdict{completed, "ship", transport.DecisionAnswer, false, true}},
 		{"hi unresolvable", func(*testing.T) *transport.Result {
 			return hi.Tally{Resolved: true, Conflict: "split"}.Result("i1")
 		}, verdict{failed, "", "", false, false}},
@@ -283,9 +283,9 @@ func TestDecisionOf(t *testing.T) {
 	for action, want := range map[string]transport.Decision{
 		"": "", "approve": transport.DecisionApprove, "Approved": transport.DecisionApprove, "confirm": transport.DecisionApprove,
 		"reject": transport.DecisionReject, "rejected": transport.DecisionReject, "deny": transport.DecisionReject,
-		"cancel": transport.DecisionReject, "abort": transport.DecisionReject, "edit": transport.DecisionEdit,
-		"select": transport.DecisionSelect, "submit": transport.DecisionSubmit, "skip": transport.DecisionOther,
-		"x-escalate": transport.DecisionOther,
+		"cancel": transport.DecisionReject, "abort": transport.DecisionReject, "edit": transport.DecisionAnswer,
+		"select": transport.DecisionAnswer, "submit": transport.DecisionAnswer, "skip": transport.DecisionAnswer,
+		"x-escalate": transport.DecisionAnswer,
 	} {
 		if got := decision.Of(action); got != want {
 			t.Errorf("DecisionOf(%q) = %q, want %q", action, got, want)
@@ -296,7 +296,7 @@ func TestDecisionOf(t *testing.T) {
 		t.Error("approved without a Decision")
 	}
 	var none *transport.Result
-	if none.Approved() || none.DecidedByHuman() {
+	if none.Approved() {
 		t.Error("a nil Result approves")
 	}
 }

@@ -98,28 +98,29 @@ type Wait[T any] struct {
 	// them: a poll waits its turn (or for ctx to end) while the bound is reached.
 	Slots *pace.Slots
 
-	// Push are the push sources that run beside the polls, each on a goroutine of its own
-	// (see [Push]). Watch are sources that need no goroutine — a mailbox of callbacks: each
-	// is started before the first poll, may call wake and settle from any goroutine until
-	// the stop it returns is called, and is stopped before Run returns.
-	Push  []Push[T]
+	// Push are the push sources that run beside the polls, each on a goroutine of its own:
+	// an event stream, a WebSocket, an A2A subscription, a caller's [Waiter]. A source runs
+	// until ctx ends or its connection does, calling wake when it learns that the state may
+	// have changed (the wait polls at once to confirm) and settle with the complete outcome
+	// when it comes from a source the caller trusts (the wait ends with it, no poll). wake
+	// and settle are safe to call from any goroutine, any number of times; only the first
+	// settle counts.
+	//
+	// Its return says what happens next: nil, that it has nothing more to say (it is not
+	// run again); an error, that it dropped (this module's protocol packages also use it to
+	// say that the server offers no such source for this wait: logged, not run again): it is
+	// run again after a jittered backoff (1 s growing to 1 min, from 1 s again after a run
+	// that woke the wait or lasted 30 s), for as long as the wait lasts. Keep its resume
+	// state (Last-Event-ID, a subscription to resume) in the closure.
+	Push []func(ctx context.Context, wake func(), settle func(T)) error
+	// Watch are sources that need no goroutine — a mailbox of callbacks: each is started
+	// before the first poll, may call wake and settle from any goroutine until the stop it
+	// returns is called, and is stopped before Run returns.
 	Watch []func(wake func(), settle func(T)) (stop func())
 }
 
-// Push is a push source of a [Wait]: an event stream, a WebSocket, an A2A subscription, a
-// caller's [Waiter]. It runs until ctx ends or its connection does, calling wake when it
-// learns that the state may have changed (the wait polls at once to confirm) and settle with
-// the complete outcome when it comes from a source the caller trusts (the wait ends with it,
-// no poll). wake and settle are safe to call from any goroutine, any number of times; only
-// the first settle counts.
-//
-// Its return says what happens next: nil, that it has nothing more to say (it is not run
-// again); an error, that it dropped (the sources of this module's protocol packages also say
-// that the server offers no such source for this wait: logged, not run again): it is run again after
-// a jittered backoff (1 s growing to 1 min, from 1 s again after a run that woke the wait or
-// lasted 30 s), for as long as the wait lasts. Keep its resume state (Last-Event-ID, a
-// subscription to resume) in the closure.
-type Push[T any] func(ctx context.Context, wake func(), settle func(T)) error
+// push is a push source of a Wait: see [Wait].Push.
+type push[T any] = func(ctx context.Context, wake func(), settle func(T)) error
 
 // errSettled: a push source brought the complete outcome; the polls stop.
 var errSettled = errors.New("outcome pushed")
@@ -189,7 +190,7 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 var errPolled = errors.New("outcome polled")
 
 // keep runs p until it has nothing more to say or ctx ends, again after each drop.
-func (w *Wait[T]) keep(ctx context.Context, p Push[T], kick func(), settle func(T)) {
+func (w *Wait[T]) keep(ctx context.Context, p push[T], kick func(), settle func(T)) {
 	bo := backoff.NewExponential(pushRetryMin, pushRetryMax)
 	for attempt := 1; ; attempt++ {
 		var woke atomic.Bool

@@ -13,9 +13,3 @@ import "context"
 type Waiter[T any] interface {
 	Wait(ctx context.Context, pending T) (*Result, error)
 }
-
-// WaiterFunc adapts a function to a Waiter.
-type WaiterFunc[T any] func(ctx context.Context, pending T) (*Result, error)
-
-// Wait implements Waiter.
-func (f WaiterFunc[T]) Wait(ctx context.Context, pending T) (*Result, error) { return f(ctx, pending) }

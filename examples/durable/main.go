@@ -136,7 +136,7 @@ func run(ctx context.Context, out io.Writer, hostPort, namespace string) error {
 	if err := wf.Get(ctx, &r); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "result: %s %s by %s (decided by a human: %v)\n", r.Status, r.Action, r.RespondedBy.Name, r.DecidedByHuman())
+	fmt.Fprintf(out, "result: %s %s by %s (decided by a human: %v)\n", r.Status, r.Action, r.RespondedBy.Name, r.Decision != "")
 	return nil
 }
 

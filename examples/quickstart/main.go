@@ -176,7 +176,7 @@ func reviewer(svc *hitltest.Server, done <-chan struct{}) {
 
 func describe(r *transport.Result) string {
 	switch {
-	case r.DecidedByHuman():
+	case r.Decision != "":
 		by := ""
 		if r.RespondedBy != nil {
 			by = " by " + r.RespondedBy.Name

@@ -185,7 +185,7 @@ func statusOf(r *transport.Result) transport.Status {
 }
 
 func approving(r *transport.Result) bool {
-	if !r.DecidedByHuman() {
+	if r.Decision == "" {
 		return false
 	}
 	switch r.Action {

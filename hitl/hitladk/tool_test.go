@@ -38,7 +38,7 @@ func TestToolSide(t *testing.T) {
 						if err != nil {
 							return nil, err
 						}
-						if r.DecidedByHuman() && r.Action == "approve" {
+						if r.Decision != "" && r.Action == "approve" {
 							deleted.Store(true)
 							return map[string]any{"deleted": a.Path}, nil
 						}

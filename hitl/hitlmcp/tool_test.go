@@ -46,7 +46,7 @@ func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			text := "not deleted: " + string(r.Status) + " " + r.Action
-			if r.DecidedByHuman() && r.Action == "approve" {
+			if r.Decision != "" && r.Action == "approve" {
 				f.deleted.Add(1)
 				text = "deleted"
 			}

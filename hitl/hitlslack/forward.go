@@ -304,12 +304,12 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *transport.Resul
 		return err
 	}
 	var by string
-	if q != nil && r.DecidedByHuman() {
+	if q != nil && r.Decision != "" {
 		b.mu.Lock()
 		by = q.by
 		b.mu.Unlock()
 	}
-	if by == "" && r.DecidedByHuman() {
+	if by == "" && r.Decision != "" {
 		by = slackSubmitter(r)
 	}
 	namedInSlack(r, by)
@@ -342,7 +342,7 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *transport.Resul
 		}
 	}
 	var by string
-	if q != nil && r.DecidedByHuman() {
+	if q != nil && r.Decision != "" {
 		by = q.by
 	}
 	b.mu.Unlock()

@@ -55,7 +55,7 @@ func TestDecisionAfterTwoDays(t *testing.T) {
 		t.Fatalf("workflow: completed %v, %v", e.IsWorkflowCompleted(), e.GetWorkflowError())
 	}
 	var r transport.Result
-	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
+	if err := e.GetWorkflowResult(&r); err != nil || r.Action != "approve" || r.Decision == "" {
 		t.Fatalf("result %+v, %v", r, err)
 	}
 	e.AssertExpectations(t)
@@ -74,7 +74,7 @@ func TestExpiryIsNeverAnApproval(t *testing.T) {
 	if err := e.GetWorkflowResult(&r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != transport.StatusExpired || !r.DefaultApplied || r.Action != "" || r.DecidedByHuman() || r.DefaultAction != "approve" {
+	if r.Status != transport.StatusExpired || !r.DefaultApplied || r.Action != "" || r.Decision != "" || r.DefaultAction != "approve" {
 		t.Errorf("result %+v", r)
 	}
 }
@@ -143,7 +143,7 @@ func TestWatchActivity(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r transport.Result
-	if err := v.Get(&r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
+	if err := v.Get(&r); err != nil || r.Action != "approve" || r.Decision == "" {
 		t.Fatalf("Watch = %+v, %v", r, err)
 	}
 }

@@ -109,15 +109,16 @@ func (c *Config) service() *http.Client {
 
 // Own returns an option of the client named client that applies set to that client's own
 // settings (a *T in [clientopt.Settings].Own). Given to another client it is an
-// [*transport.OptionError] naming both; an error from set is one naming its problem.
+// error matching [transport.ErrInvalidOption] naming both; an error from set is one naming
+// its problem.
 func Own[T any](client, name string, set func(*T) error) transport.Option {
 	return func(s *clientopt.Settings) error {
 		t, ok := s.Own.(*T)
 		if !ok {
-			return &transport.OptionError{Client: s.Client, Option: client + "." + name, For: client}
+			return clientopt.Refused(s.Client, client+"."+name, "configures "+client+" clients only")
 		}
 		if err := set(t); err != nil {
-			return &transport.OptionError{Client: s.Client, Option: client + "." + name, Problem: err.Error()}
+			return clientopt.Refused(s.Client, client+"."+name, err.Error())
 		}
 		return nil
 	}
@@ -174,8 +175,8 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 // CheckURL applies the address rules (HITL Protocol §13, HXP §7): https or wss only, with
 // http and ws allowed on localhost and 127.0.0.1 when allowLocal; a host that is localhost
 // or a private IP literal refused unless allowPrivate. Host names are not resolved: the
-// dialer checks where they point. The error matches [transport.ErrInsecureURL] or
-// [transport.ErrPrivateAddress] and never holds the URL.
+// dialer checks where they point. The error matches [transport.ErrRefusedAddress],
+// names the rule and never holds the URL.
 func CheckURL(u *url.URL, allowLocal, allowPrivate bool) error {
 	host := u.Hostname()
 	switch strings.ToLower(u.Scheme) {
@@ -207,9 +208,9 @@ func (e *urlError) Error() string { return e.problem }
 func (e *urlError) Unwrap() error { return e.kind }
 
 var (
-	errNotHTTPS = &urlError{"must use https", transport.ErrInsecureURL}
-	errLocal    = &urlError{"http is allowed only for localhost with AllowLocalHTTP", transport.ErrInsecureURL}
-	errPrivate  = &urlError{"points at a private address; allowed only with AllowPrivateAddresses", transport.ErrPrivateAddress}
+	errNotHTTPS = &urlError{"must use https", transport.ErrRefusedAddress}
+	errLocal    = &urlError{"http is allowed only for localhost with AllowLocalHTTP", transport.ErrRefusedAddress}
+	errPrivate  = &urlError{"points at a private address; allowed only with AllowPrivateAddresses", transport.ErrRefusedAddress}
 )
 
 // privateHost reports whether host is localhost (with or without the root's trailing dot,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,8 +34,8 @@ func TestServiceURLsDialPublicOnly(t *testing.T) {
 				t.Fatalf("service transport %T is the caller's", c.Service.Transport.(*guard).rt)
 			}
 			for _, addr := range tc.refused {
-				if _, err := tr.DialContext(t.Context(), "tcp", addr); !errors.Is(err, transport.ErrPrivateAddress) {
-					t.Errorf("dial %s = %v, want ErrPrivateAddress", addr, err)
+				if _, err := tr.DialContext(t.Context(), "tcp", addr); !errors.Is(err, transport.ErrRefusedAddress) || !strings.Contains(err.Error(), "private address") {
+					t.Errorf("dial %s = %v, want a refusal of a private address", addr, err)
 				}
 			}
 		})

@@ -5,6 +5,8 @@ package clientopt
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -31,4 +33,13 @@ type Settings struct {
 	RequestTimeout        time.Duration
 	AllowLocalHTTP        bool
 	AllowPrivateAddresses bool
+}
+
+// ErrInvalid is transport.ErrInvalidOption: NewClient refused an option.
+var ErrInvalid = errors.New("invalid option")
+
+// Refused is the error of client's NewClient refusing option (its package-qualified name,
+// "transport.WithMaxBody") for problem. It never holds the option's value.
+func Refused(client, option, problem string) error {
+	return fmt.Errorf("%s: NewClient: %s: %s: %w", client, option, problem, ErrInvalid)
 }

@@ -1,8 +1,9 @@
 // Package decision maps a human's action word, in any protocol's spelling, to the
-// transport.Decision every protocol shares.
+// transport.Decision every protocol shares, and binds an answer to the question it answers.
 package decision
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/hitlkit/hitlkit/transport"
@@ -10,9 +11,8 @@ import (
 
 // Of maps a human's action word to its Decision, case-insensitively: approve, approved and
 // confirm are DecisionApprove; reject, rejected, deny, cancel and abort are DecisionReject;
-// edit, select and submit are themselves; "" is "" (no decision); every other word is
-// DecisionOther. A protocol that knows more (an HXP DECIDE's option is a selection whatever
-// its text) sets Decision itself.
+// "" is "" (no decision); every other word (edit, select, submit, a service's own) is
+// DecisionAnswer.
 func Of(action string) transport.Decision {
 	switch strings.ToLower(strings.TrimSpace(action)) {
 	case "":
@@ -21,12 +21,20 @@ func Of(action string) transport.Decision {
 		return transport.DecisionApprove
 	case "reject", "rejected", "deny", "cancel", "abort":
 		return transport.DecisionReject
-	case "edit":
-		return transport.DecisionEdit
-	case "select":
-		return transport.DecisionSelect
-	case "submit":
-		return transport.DecisionSubmit
 	}
-	return transport.DecisionOther
+	return transport.DecisionAnswer
+}
+
+// Mismatch is the error for an answer about another object than the one asked about: it
+// matches transport.ErrMismatch and names both ids, each clipped to 128 bytes. object is what
+// the ids name: "case", "request", "receipt", "task", "interaction".
+func Mismatch(object, want, got string) error {
+	return fmt.Errorf("%w: %s %q, not %q", transport.ErrMismatch, object, clip(got), clip(want))
+}
+
+func clip(s string) string {
+	if len(s) > 128 {
+		return s[:128] + "…"
+	}
+	return s
 }

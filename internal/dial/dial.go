@@ -75,7 +75,7 @@ type PublicDialer struct {
 }
 
 // DialContext resolves address's host, checks every address and dials the first public one
-// that answers. A refusal matches transport.ErrPrivateAddress and names no address.
+// that answers. A refusal matches transport.ErrRefusedAddress and names no address.
 func (d *PublicDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
@@ -105,7 +105,7 @@ func (d *PublicDialer) DialContext(ctx context.Context, network, address string)
 	}
 	for _, a := range addrs {
 		if !d.allowed(a) {
-			return nil, fmt.Errorf("dial %s: %w", host, transport.ErrPrivateAddress)
+			return nil, fmt.Errorf("dial %s: resolves to a private address: %w", host, transport.ErrRefusedAddress)
 		}
 	}
 	dial := d.Dial

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/dial"
@@ -34,7 +35,7 @@ func addrs(s ...string) []netip.Addr {
 
 // TestPublicDialerRefusesWhatNamesResolveTo: a host name that resolves to a loopback,
 // private, link-local, unspecified or IPv4-mapped address is refused where it is dialled,
-// before any connection; a poll through such a client ends at once with ErrPrivateAddress.
+// before any connection; a poll through such a client ends at once with ErrRefusedAddress.
 func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 	var reached int
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -63,8 +64,8 @@ func TestPublicDialerRefusesWhatNamesResolveTo(t *testing.T) {
 				return true, true, nil
 			}}
 			_, err := w.Run(t.Context())
-			if !errors.Is(err, transport.ErrPrivateAddress) {
-				t.Fatalf("Poll = %v, want ErrPrivateAddress", err)
+			if !errors.Is(err, transport.ErrRefusedAddress) || !strings.Contains(err.Error(), "private address") {
+				t.Fatalf("Poll = %v, want a refusal of a private address", err)
 			}
 			if calls != 0 {
 				t.Errorf("decoded %d answers", calls)

@@ -57,7 +57,9 @@ func apply(...any)                                    {}
 func record(string, *transport.Result) error { return nil }
 func keep(*hitl.Interrupt)                       {}
 func askMyHuman(context.Context, string) bool { return false }
-func chatButtonPressed(context.Context, string) (*transport.Result, error) { return nil, nil }
+type chatButton struct{}
+
+func (chatButton) Wait(context.Context, *hitl.Interrupt) (*transport.Result, error) { return nil, nil }
 `
 
 // RootPackages are the import paths a snippet of the root module may use, by name.

@@ -268,6 +268,10 @@ func TestSubscribePacing(t *testing.T) {
 	}
 }
 
+// errStatus stands, in a test table, for a *transport.StatusError of a status that is
+// neither unauthorized nor not found.
+var errStatus = errors.New("a status error")
+
 // TestSubscribeUnavailable: responses that mean "no stream here" end the subscription at
 // once with ErrStreamUnavailable, with every refused body closed; repeated failures end it
 // after MaxFailures.
@@ -290,10 +294,10 @@ func TestSubscribeUnavailable(t *testing.T) {
 		}, transport.ErrNotFound, 1},
 		{"204 means stop", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(http.StatusNoContent)
-		}, transport.ErrUnexpectedStatus, 1},
+		}, errStatus, 1},
 		{"redirect is not followed", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "https://elsewhere.example/events", http.StatusFound)
-		}, transport.ErrUnexpectedStatus, 1},
+		}, errStatus, 1},
 		{"200 html page", sse.Subscriber{}, func(n int, w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = io.WriteString(w, "<html>login</html>")
@@ -314,7 +318,8 @@ func TestSubscribeUnavailable(t *testing.T) {
 				srv := &streams{script: tt.script}
 				tt.sub.Client = srv.client()
 				_, err := collect(t.Context(), &tt.sub, streamURL)
-				if !errors.Is(err, httpx.ErrStreamUnavailable) || !errors.Is(err, tt.want) {
+				var se *transport.StatusError
+				if !errors.Is(err, httpx.ErrStreamUnavailable) || tt.want == errStatus && !errors.As(err, &se) || tt.want != errStatus && !errors.Is(err, tt.want) {
 					t.Fatalf("Subscribe = %v, want ErrStreamUnavailable and %v", err, tt.want)
 				}
 				synctest.Wait()

@@ -43,7 +43,7 @@ func newGoTool(t *testing.T) *goTool {
 			return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{"delete":"/tmp/report.txt"}`))
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
-			if r.DecidedByHuman() && r.Action == "approve" {
+			if r.Decision != "" && r.Action == "approve" {
 				g.deleted.Add(1)
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil
 			}

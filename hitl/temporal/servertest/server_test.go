@@ -85,7 +85,7 @@ func TestWorkerRestartOnARealServer(t *testing.T) {
 	seenBy(t, svc, n, "/status")
 
 	var r transport.Result
-	if err := run.Get(ctx, &r); err != nil || r.Action != "approve" || !r.DecidedByHuman() {
+	if err := run.Get(ctx, &r); err != nil || r.Action != "approve" || r.Decision == "" {
 		t.Fatalf("workflow = %+v, %v", r, err)
 	}
 	completed := 0
