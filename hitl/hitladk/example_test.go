@@ -38,7 +38,7 @@ func ExamplePending() {
 
 	for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
 		fmt.Println("confirm:", p.Tool, p.Args["path"])
-		decision := &transport.Result{Status: transport.StatusCompleted, Action: "approve"} // from Client.Do or Wait
+		decision := &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove} // from Client.Do or Wait
 		run(hitladk.Response(p, decision))
 	}
 	// Output:

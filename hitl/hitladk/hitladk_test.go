@@ -133,8 +133,8 @@ func TestConfirmation(t *testing.T) {
 		result *transport.Result
 		ran    bool
 	}{
-		{"approved", &transport.Result{Status: transport.StatusCompleted, Action: "approve"}, true},
-		{"rejected", &transport.Result{Status: transport.StatusCompleted, Action: "reject"}, false},
+		{"approved", &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove}, true},
+		{"rejected", &transport.Result{Status: transport.StatusCompleted, Action: "reject", Decision: transport.DecisionReject}, false},
 		{"expired with default approve", &transport.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve"}, false},
 		{"cancelled", &transport.Result{Status: transport.StatusCancelled}, false},
 	} {
@@ -162,9 +162,9 @@ func TestAnswer(t *testing.T) {
 	}
 	ask := func(_ context.Context, r hitladk.Request) (*transport.Result, error) {
 		if r.CallID == "c1" {
-			return &transport.Result{Status: transport.StatusCompleted, Action: "approve"}, nil
+			return &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove}, nil
 		}
-		return &transport.Result{Status: transport.StatusCompleted, Action: "submit", Data: []byte(`{"name":"Ana"}`)}, nil
+		return &transport.Result{Status: transport.StatusCompleted, Action: "submit", Data: []byte(`{"name":"Ana"}`), Decision: transport.DecisionAnswer}, nil
 	}
 	msg, err := hitladk.Answer(t.Context(), reqs, ask)
 	if err != nil || len(msg.Parts) != 2 {
@@ -194,7 +194,7 @@ func TestAnswer(t *testing.T) {
 func TestADKTakesAnUnknownCallID(t *testing.T) {
 	turn, other := paused(t, func(string) { t.Error("the tool ran on an answer to another call") })
 	other.CallID = "not-a-call-of-this-run"
-	if _, err := turn(hitladk.Response(other, &transport.Result{Status: transport.StatusCompleted, Action: "approve"})); err != nil {
+	if _, err := turn(hitladk.Response(other, &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove})); err != nil {
 		t.Errorf("ADK refused the response: %v — make it a typed error", err)
 	}
 }

@@ -41,7 +41,7 @@ func env(t *testing.T) (*testsuite.TestWorkflowEnvironment, hitl.Interrupt) {
 	return e, it
 }
 
-var approved = &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "approve"}
+var approved = &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "approve", Decision: transport.DecisionApprove}
 
 // TestDecisionAfterTwoDays: the human decides after 48 hours of a 7-day case; the workflow
 // returns it (in virtual time, well under a second), having sent the one reminder due before.
@@ -84,7 +84,7 @@ func TestExpiryIsNeverAnApproval(t *testing.T) {
 // two replicas counts once.
 func TestNotifications(t *testing.T) {
 	e, it := env(t)
-	late := &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "reject"}
+	late := &transport.Result{Status: transport.StatusCompleted, CaseID: "review_c1", Action: "reject", Decision: transport.DecisionReject}
 	// The first watcher would answer after five days; the notification cancels it and a new
 	// watcher asks the service at once.
 	e.OnActivity(ht.ActivityWatch, mock.Anything, mock.Anything).After(5*24*time.Hour).Return(late, nil).Once()
