@@ -34,8 +34,12 @@ func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
 		rec := &httpx.StatusWriter{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
-			s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(),
-				Status: rec.Status, Time: time.Now()})
+			id := r.PathValue("id")
+			if id == "" {
+				id = r.URL.Query().Get("request_id")
+			}
+			s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, RequestID: id,
+				Header: r.Header.Clone(), Status: rec.Status, Time: time.Now()})
 			s.mu.Unlock()
 		}()
 		if !bearer(r, token) {
@@ -79,7 +83,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 		"expires_at": st["expires_at"], "poll_url": "/hxp/v1/requests/" + rq.id}
 	wsBase := "ws" + strings.TrimPrefix(s.URL, "http")
 	if s.cfg.profile == ProfileReference {
-		wsBase = "ws://localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
+		scheme := "ws://"
+		if s.srv.TLS != nil {
+			scheme = "wss://"
+		}
+		wsBase = scheme + "localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
 	}
 	switch s.cfg.shape {
 	case WSQuery:

@@ -7,8 +7,8 @@
 //
 // The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
 // with a testing.TB: [NewServer] binds loopback only and closes the server when the test
-// ends; [NewUnstartedServer] with [Server.Start] is for programs, which call Close
-// themselves. [WithProfile] and [Profiles] choose which real servers it behaves as;
+// ends; [NewUnstartedServer] with [Server.Start] or [Server.StartTLS] is for programs,
+// which call Close themselves. [WithProfile] and [Profiles] choose which real servers it behaves as;
 // [Server.FailNext] injects faults (id "" means any request); [Server.Requests] is the log
 // of what it received. All methods are safe for concurrent use.
 package hxptest
@@ -17,6 +17,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -154,7 +155,10 @@ type Request struct {
 	// Method is the HTTP method, Path the URL's path.
 	Method string
 	Path   string
-	Header http.Header
+	// RequestID is the HXP request the call concerned, when it named one (in its path, or
+	// the WebSocket's request_id).
+	RequestID string
+	Header    http.Header
 	// Status is the HTTP status the server answered with.
 	Status int
 	Time   time.Time
@@ -196,6 +200,26 @@ func (s *Server) Start() {
 	}
 	s.srv = httptest.NewServer(s.routes())
 	s.URL = s.srv.URL
+}
+
+// StartTLS starts the server on a loopback port over TLS, so ws_url is a wss:// URL; the
+// protocol is HTTP/1.1, which the WebSocket upgrade needs. [Server.Certificate] is its
+// certificate and [Server.Client] trusts it. It panics if the server was already started.
+func (s *Server) StartTLS() {
+	if s.srv != nil {
+		panic("hxptest: Server already started")
+	}
+	s.srv = httptest.NewTLSServer(s.routes())
+	s.URL = s.srv.URL
+}
+
+// Certificate returns the certificate of a server started with [Server.StartTLS], nil
+// otherwise.
+func (s *Server) Certificate() *x509.Certificate {
+	if s.srv == nil || s.srv.TLS == nil {
+		return nil
+	}
+	return s.srv.Certificate()
 }
 
 // NewServer starts a server on a loopback port and closes it when tb's test ends.
