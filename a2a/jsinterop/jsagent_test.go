@@ -294,7 +294,8 @@ func TestErrors(t *testing.T) {
 }
 
 // TestCreated: the SDK's REST 0.3 binding answers a send with 201 Created and no A2A marker;
-// hitl.Detect and hitl.Client.Do see the question, with and without the A2A option.
+// hitl.Detect and hitl.Client.Do see the question, with and without the A2A option, and Do
+// puts it to the human and completes the task.
 func TestCreated(t *testing.T) {
 	p := need(t)
 	post := func() *http.Request {
@@ -330,6 +331,21 @@ func TestCreated(t *testing.T) {
 			t.Errorf("Cancel: %v", err)
 		}
 	}
+	// Do carries the question to the human and the answer to the agent, to the task's end.
+	hc, err := hitl.NewClient(transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second),
+		hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	out, err := hc.Do(ctx(t), post(), &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: func(ctx context.Context, q *a2a.Pause) (a2a.Answer, error) {
+		asked++
+		return approve(ctx, q)
+	}}})
+	if err != nil || out.StatusCode != http.StatusCreated || out.Result == nil || !out.Result.Approved() || out.Result.Status != transport.StatusCompleted || asked != 1 {
+		t.Fatalf("Do = %+v, %v after %d questions", out, err, asked)
+	}
+	_ = out.Body.Close()
 }
 
 // TestJSClientAgainstFake: the SDK's own client completes an approval against hitlkit's fake
