@@ -3,6 +3,8 @@ package tsinterop_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"maps"
 	"os/exec"
 	"reflect"
 	"strings"
@@ -173,16 +175,23 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 
 // TestTSServerV2AsksGoClient: a TypeScript v2 server (protocol 2026-07-28) asks with
 // input_required results, over stdio and Streamable HTTP: the Go client forwards a URL input
-// request (no elicitationId) with an id of its own and gets the result, answers a form, and
-// two paused calls alike are kept apart in a store and both resumed from a new session.
+// request (no elicitationId) with an id of its own and gets the result, answers a form,
+// refuses to send an answer whose date breaks its format, and two paused calls alike are
+// kept apart in a store and both resumed from a new session.
 func TestTSServerV2AsksGoClient(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			t.Parallel()
 			connect := tsServer(t, "server_v2.mjs", transport)
-			var box inbox
+			var (
+				box    inbox
+				mu     sync.Mutex
+				answer = profile
+			)
 			ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
-				return hitlmcp.Answer{Action: "accept", Content: profile}, nil
+				mu.Lock()
+				defer mu.Unlock()
+				return hitlmcp.Answer{Action: "accept", Content: answer}, nil
 			}
 			cs := connect(hitlmcp.ClientOptions(box.forward, ask))
 			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
@@ -194,6 +203,15 @@ func TestTSServerV2AsksGoClient(t *testing.T) {
 				t.Errorf("approve = %q, forwarded %v", text, forwarded)
 			}
 			formIntact(t, cs)
+
+			bad := maps.Clone(profile)
+			bad["born"] = "10/12/1815"
+			mu.Lock()
+			answer = bad
+			mu.Unlock()
+			if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"}); !errors.Is(err, hitlmcp.ErrBadAnswer) {
+				t.Errorf("a date not in RFC 3339 form: %+v, %v; want ErrBadAnswer before the retry is sent", res, err)
+			}
 
 			manual := hitlmcp.ClientOptions(box.forward, nil) // declares URL mode; the loop is ours
 			manual.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
