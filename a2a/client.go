@@ -63,7 +63,7 @@ type Client struct {
 }
 
 // NewClient returns a client configured by opts: the common options of package transport
-// (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …) and this package's With
+// (WithHTTPClient, WithAuthorization, WithAllowPrivateAddresses, …) and this package's With
 // functions. Defaults: http.DefaultClient, no credentials, silent, task queries every 5 s,
 // each request bounded by 2 min (a blocking send lasts the agent's turn), answers up to 1 MiB,
 // agents at https URLs on public addresses only, no redirect followed. A nil option is

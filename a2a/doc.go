@@ -25,7 +25,7 @@
 // As every client in hitlkit: NewClient(opts ...transport.Option) — an agent's endpoint is
 // given per call — with package transport's common options (WithHTTPClient, WithLogger,
 // WithAuthorization with a [transport.Credential], WithPollInterval, WithMaxBody,
-// WithRequestTimeout, WithMaxPollsInFlight, WithAllowLocalHTTP, WithAllowPrivateAddresses)
+// WithRequestTimeout, WithMaxPollsInFlight, WithAllowPrivateAddresses)
 // and this package's own: [WithAuthorize], a per-request hook for signing schemes, and
 // [WithMessageIDs]. Agents must be at https URLs on public addresses unless those options say
 // otherwise; a request to any other URL is refused before it is sent.

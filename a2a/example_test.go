@@ -40,7 +40,7 @@ func ExampleClient_Run() {
 	agent := a2atest.NewUnstartedAgent(a2atest.WithQuestions(2))
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -74,7 +74,7 @@ func ExampleClient_Runner() {
 	agent := a2atest.NewUnstartedAgent()
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -104,7 +104,7 @@ func ExampleClient_Cancel() {
 	agent := a2atest.NewUnstartedAgent(a2atest.WithAuthFirst())
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -137,7 +137,7 @@ func Example_mismatch() {
 	agent := a2atest.NewUnstartedAgent(a2atest.WithProfile(a2atest.ProfileLegacyHector))
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -98,7 +98,7 @@ func TestNothingOutlivesItsCall(t *testing.T) {
 	agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst())
 	l := newLoopback(t, agent)
 	hc := l.client()
-	c := newClient(t, transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Hour))
+	c := newClient(t, transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Hour))
 	for _, b := range bindings {
 		ep := agent.Endpoint(b)
 		ep.URL = l.srv.URL + strings.TrimPrefix(ep.URL, agent.URL)

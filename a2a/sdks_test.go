@@ -322,7 +322,7 @@ func TestSendStreamLeavesNothingOpen(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), a2a.WithMessageIDs(func() string { return "m" }))
+	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(), a2a.WithMessageIDs(func() string { return "m" }))
 	for _, ep := range []a2a.Endpoint{{URL: srv.URL + "/rpc", Binding: a2a.JSONRPC10}, {URL: srv.URL + "/rest", Binding: a2a.REST10}} {
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 		ev, err := c.SendStream(ctx, ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, nil)
@@ -425,7 +425,7 @@ func TestSubscriptionClosedAfterAnError(t *testing.T) {
 		<-r.Context().Done() // open and silent until the client goes
 	}))
 	defer srv.Close()
-	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP())
+	c := newClient(t, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses())
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	done := make(chan struct{})

@@ -45,11 +45,11 @@ type Client struct {
 }
 
 // NewClient returns a client for the endpoint at baseURL, configured by the common options
-// of package transport (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …). Defaults:
+// of package transport (WithHTTPClient, WithAuthorization, WithAllowPrivateAddresses, …). Defaults:
 // http.DefaultClient, polls every 5 s, each request bounded by 30 s, answers up to 1 MiB, no
 // credentials, silent, no redirect followed, and the address rules every client of this
 // module keeps: an https endpoint at a public address (the spec's example endpoint is a
-// local server: reach it with transport.WithAllowLocalHTTP). A base URL the rules refuse is
+// local server: reach it with transport.WithAllowPrivateAddresses). A base URL the rules refuse is
 // an error matching [transport.ErrRefusedAddress]. A nil option
 // is skipped; a bad value, or an option of another client, is an error matching [transport.ErrInvalidOption].
 func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {

@@ -65,7 +65,7 @@ func (e *endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func TestEndpointClient(t *testing.T) {
 	srv := httptest.NewServer(&endpoint{store: map[string]*hi.Interaction{}})
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
+	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestWaitNeverReturnsAnotherInteraction(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(other)
 	}))
 	defer srv.Close()
-	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
+	c, err := hi.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

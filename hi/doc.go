@@ -15,7 +15,7 @@
 // As every client in hitlkit: NewClient(baseURL, opts ...transport.Option) with package
 // transport's common options (WithHTTPClient, WithLogger, WithAuthorization with a
 // [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
-// WithMaxPollsInFlight, WithAllowLocalHTTP, WithAllowPrivateAddresses). The endpoint must be
+// WithMaxPollsInFlight, WithAllowPrivateAddresses). The endpoint must be
 // at an https URL on a public address unless those options say otherwise.
 package hi
 

@@ -88,7 +88,7 @@ func TestFanOutOverHITL(t *testing.T) {
 // longer needed are cancelled on the server.
 func TestFanOutOverHXP(t *testing.T) {
 	s := hxptest.NewServer(t)
-	opts := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	opts := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
 	agent, _ := hxp.NewClient(s.URL, append(opts, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
 	ask := hi.OverHXP(agent, func(it *hi.Interaction, p hi.Participant) *hxp.Request {

@@ -93,7 +93,7 @@ const (
 // beside one bare GET of the same endpoint.
 func BenchmarkPollRoundTrip(b *testing.B) {
 	svc := hitltest.NewServer(b, hitltest.WithRateLimit(0))
-	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
 	resp, err := client.Do(context.Background(), req, &hitl.CallOptions{DetectOnly: true})
 	if err != nil {

@@ -53,7 +53,7 @@ type Client struct {
 }
 
 // NewClient returns a Client configured by opts: the common options of package transport
-// (WithHTTPClient, WithAuthorization, WithAllowLocalHTTP, …) and this package's With
+// (WithHTTPClient, WithAuthorization, WithAllowPrivateAddresses, …) and this package's With
 // functions. Defaults: http.DefaultClient, no logging, no forwarder (Do then only detects),
 // no credentials on polls, HTTPS-only URLs at public addresses, polls paced by the server
 // within [1 s, 5 min] (30 s without a Retry-After), bodies up to 1 MiB. A nil option is

@@ -447,7 +447,7 @@ func TestCase36Discovery(t *testing.T) {
 		{hitltest.DiscoveryNone, hitl.ErrNoDiscovery, ""},
 	} {
 		s := hitltest.NewServer(t, hitltest.WithDiscovery(tt.shape))
-		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
+		c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses())
 		for range 2 {
 			d, err := c.Discover(t.Context(), s.URL+"/anything")
 			if !errors.Is(err, tt.wantErr) || (d != nil && d.SpecVersion != tt.version) {

@@ -17,7 +17,7 @@
 // [transport.WithLogger], [transport.WithAuthorization] with a [transport.Credential] such as
 // transport.StaticToken("sk-…"), [transport.WithPollInterval], [transport.WithMaxBody],
 // [transport.WithRequestTimeout], [transport.WithMaxPollsInFlight],
-// [transport.WithAllowLocalHTTP], [transport.WithAllowPrivateAddresses]); this package's With
+// [transport.WithAllowPrivateAddresses]); this package's With
 // functions are the hitl client's own, of the same type:
 //
 //	hitl.NewClient(transport.WithHTTPClient(hc), hitl.WithForwarder(f))
@@ -38,7 +38,7 @@
 //
 // # Security
 //
-// Service URLs must be HTTPS (http://localhost with [transport.WithAllowLocalHTTP]) and are
+// Service URLs must be HTTPS (http://localhost with [transport.WithAllowPrivateAddresses]) and are
 // dialled only at public addresses unless [transport.WithAllowPrivateAddresses], as for every
 // client in hitlkit; the agent's credential goes
 // only to the origin it called, never to a redirect's target; review URLs, tokens and

@@ -29,7 +29,7 @@ func Example() {
 
 	client, err := hitl.NewClient(
 		transport.WithHTTPClient(svc.Client()),
-		transport.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
+		transport.WithAllowPrivateAddresses(), // the fake serves http://127.0.0.1
 		hitl.WithForwarder(func(ctx context.Context, it *hitl.Interrupt) error {
 			fmt.Println("forward to the human:", it.Prompt())
 			return nil
@@ -90,7 +90,7 @@ func ExampleClient_Wait_resume() {
 	svc := hitltest.NewUnstartedServer()
 	svc.Start()
 	defer svc.Close()
-	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 
 	// Process 1: call, detect only, save the interrupt.
 	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/confirmation", nil)
@@ -153,7 +153,7 @@ func ExampleNewCallbacks() {
 		_ = svc.Respond(id, "confirm", nil, nil)
 	}()
 
-	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
 		hitl.WithCallbacks(callbacks), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 	if err != nil {
 		panic(err)
@@ -238,7 +238,7 @@ func ExampleWithWaiter() {
 		_ = svc.Respond(id, "approve", nil, nil)
 		pressed <- "approve"
 	}()
-	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
 		hitl.WithWaiter(chatButton{pressed}), hitl.WithForwarder(hitl.WriteTo(io.Discard)))
 	if err != nil {
 		panic(err)

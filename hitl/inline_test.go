@@ -453,7 +453,7 @@ func TestInlineSubmitAgainstFake(t *testing.T) {
 			prepare: func(s *hitltest.Server, it *hitl.Interrupt) { s.FailSubmit(it.ID(), 404, 1) }},
 	}
 	s := hitltest.NewServer(t)
-	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func benchDecisions(b *testing.B, mode string) {
 	}
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr}
-	copts = append(copts, transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP())
+	copts = append(copts, transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses())
 	if mode == "sse-h2" {
 		copts = append(copts, transport.WithAllowPrivateAddresses()) // https://127.0.0.1
 	}

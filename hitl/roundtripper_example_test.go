@@ -50,7 +50,7 @@ func ExampleClient_Transport() {
 
 	client, err := hitl.NewClient(
 		transport.WithHTTPClient(svc.Client()),
-		transport.WithAllowLocalHTTP(), // the fake serves http://127.0.0.1
+		transport.WithAllowPrivateAddresses(), // the fake serves http://127.0.0.1
 		hitl.WithForwarder(func(ctx context.Context, it *hitl.Interrupt) error {
 			fmt.Println("forward to the human:", it.Prompt())
 			return nil

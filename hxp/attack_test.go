@@ -19,7 +19,7 @@ func scripted(t *testing.T, h http.HandlerFunc) (*httptest.Server, *hxp.Client) 
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(),
 		transport.WithPollInterval(time.Second), transport.WithAuthorization(key("sk-agent-0123456789")))
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestNoRedirectFollowed(t *testing.T) {
 	if _, err := c.Get(t.Context(), "req_a"); !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusTemporaryRedirect {
 		t.Errorf("Get = %v, want the 307 as an unexpected status", err)
 	}
-	human, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), hxp.WithHumanAuthorization(key("human-token-0123")))
+	human, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(), hxp.WithHumanAuthorization(key("human-token-0123")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ type Client struct {
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
 // "https://hxp.example"), configured by opts: the common options of package transport
-// (WithHTTPClient, WithAuthorization for the agent's key, WithAllowLocalHTTP, …) and this
+// (WithHTTPClient, WithAuthorization for the agent's key, WithAllowPrivateAddresses, …) and this
 // package's With functions. Defaults: http.DefaultClient, endpoints under /hxp/v1, polls
 // every 5 s, every request and the WebSocket handshake bounded by 30 s, answers up to 1 MiB,
 // no credentials, silent, HTTPS only (§7) at public addresses, no redirect followed (a 3xx is

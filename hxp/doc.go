@@ -26,6 +26,6 @@
 // As every client in hitlkit: NewClient(baseURL, opts ...transport.Option) with package
 // transport's common options (WithHTTPClient, WithLogger, WithAuthorization for the agent's
 // key as a [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
-// WithMaxPollsInFlight, WithAllowLocalHTTP, WithAllowPrivateAddresses) and this package's
+// WithMaxPollsInFlight, WithAllowPrivateAddresses) and this package's
 // own: [WithHumanAuthorization] for the human's token, [WithAPIPrefix].
 package hxp

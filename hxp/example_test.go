@@ -19,7 +19,7 @@ func Example() {
 		_, _ = srv.Resolve(id, "Approve", "", "user_owner")
 	}()
 
-	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(),
 		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		panic(err)
@@ -54,7 +54,7 @@ func ExampleClient_Waiter() {
 	go func() {
 		_, _ = srv.Resolve(srv.NextRequest(nil), "Deny", "", "user_owner")
 	}()
-	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(),
+	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(),
 		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		panic(err)

@@ -30,7 +30,7 @@ func key(k string) transport.Credential { return transport.StaticToken(k) }
 func setup(t *testing.T, opts ...hxptest.Option) (*hxptest.Server, *hxp.Client, *hxp.Client) {
 	t.Helper()
 	s := hxptest.NewServer(t, opts...)
-	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
 	agent, err := hxp.NewClient(s.URL, append(common, transport.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +299,7 @@ func TestErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrong, _ := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithAuthorization(key("sk-live-wrong")))
+	wrong, _ := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithAuthorization(key("sk-live-wrong")))
 	_, errWrongKey := wrong.Create(t.Context(), decide())
 	_, errUnknown := agent.Get(t.Context(), "hxp_missing")
 	_, errNotOption := human.Resolve(t.Context(), cr.RequestID, "maybe", "")
@@ -442,7 +442,7 @@ func TestNewClient(t *testing.T) {
 			t.Errorf("NewClient(%q) accepted", base)
 		}
 	}
-	if _, err := hxp.NewClient("http://127.0.0.1:3402", transport.WithAllowLocalHTTP()); err != nil {
+	if _, err := hxp.NewClient("http://127.0.0.1:3402", transport.WithAllowPrivateAddresses()); err != nil {
 		t.Error(err)
 	}
 	if _, err := hxp.NewClient("https://hxp.example", transport.WithPollInterval(10*time.Millisecond)); err == nil {
@@ -506,7 +506,7 @@ func TestAPIPrefix(t *testing.T) {
 		_, _ = io.WriteString(w, `{"request_id":"hxp_1","status":"cancelled"}`)
 	}))
 	defer srv.Close()
-	c, err := hxp.NewClient(srv.URL, hxp.WithAPIPrefix("/v1"), transport.WithAllowLocalHTTP())
+	c, err := hxp.NewClient(srv.URL, hxp.WithAPIPrefix("/v1"), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func newWSElsewhere(t *testing.T) *wsElsewhere {
 // arrives in a fraction of a second, not when a second has passed since the previous poll.
 func TestUntrustedPushConfirmedAtOnce(t *testing.T) {
 	s := hxptest.NewServer(t)
-	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(30 * time.Second)}
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(30 * time.Second)}
 	agent, err := hxp.NewClient(s.URL, append(common, transport.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestNoPlainWebSocketFromHTTPS(t *testing.T) {
 	}))
 	defer srv.Close()
 	other := newWSElsewhere(t)
-	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses())
+	c, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

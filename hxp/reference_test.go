@@ -24,7 +24,7 @@ import (
 func onLocalhost(t *testing.T, s *hxptest.Server) (*hxp.Client, *hxp.Client) {
 	t.Helper()
 	base := strings.Replace(s.URL, "127.0.0.1", "localhost", 1)
-	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
 	agent, err := hxp.NewClient(base, append(common, transport.WithAuthorization(key(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 				defer c.Close() // held open, never answered, until the test ends
 			}
 		}()
-		agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+		agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
 			transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey)), transport.WithRequestTimeout(300*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
@@ -120,7 +120,7 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 	t.Run("a request that never answers", func(t *testing.T) {
 		hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 		defer hang.Close()
-		c, err := hxp.NewClient(hang.URL, transport.WithHTTPClient(hang.Client()), transport.WithAllowLocalHTTP(), transport.WithRequestTimeout(200*time.Millisecond))
+		c, err := hxp.NewClient(hang.URL, transport.WithHTTPClient(hang.Client()), transport.WithAllowPrivateAddresses(), transport.WithRequestTimeout(200*time.Millisecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,7 +251,7 @@ func TestProvidedValueIsData(t *testing.T) {
 		t.Helper()
 		var logs strings.Builder
 		slog.New(slog.NewTextHandler(&logs, nil)).Info("result", "r", res)
-		for where, s := range map[string]string{"Action": res.Action, "String": res.String(), "GoString": fmt.Sprintf("%#v", res), "log": logs.String()} {
+		for where, s := range map[string]string{"Action": res.Action, "String": fmt.Sprint(res), "GoString": fmt.Sprintf("%#v", res), "log": logs.String()} {
 			if strings.Contains(s, value) {
 				t.Errorf("the value is in %s: %q", where, s)
 			}

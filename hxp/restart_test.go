@@ -43,7 +43,7 @@ func TestRestartLosesNoDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	restarted, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+	restarted, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
 		transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey)))
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,9 @@
 //
 // Every client's NewClient (hitl, a2a, hxp, hi) takes [Option] values: the With functions
 // here, one name and one implementation each, mixed with the protocol package's own. Every
-// client keeps the same address rules — https only (http on localhost with
-// [WithAllowLocalHTTP]), public addresses only — and refuses a request they forbid before
-// it is sent ([ErrRefusedAddress]).
+// client keeps the same address rules — https only, public addresses only, unless
+// [WithAllowPrivateAddresses] — and refuses a request they forbid before it is sent
+// ([ErrRefusedAddress]).
 //
 // Every call takes a context first. When it ends, waits return context.Cause(ctx) promptly
 // and leave no goroutine behind; give the context a deadline with a cause

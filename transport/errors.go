@@ -23,12 +23,12 @@ var (
 	// that wraps it names both ids, each clipped to 128 bytes.
 	ErrMismatch = errors.New("answer for another id")
 	// ErrRefusedAddress: a request was refused before it reached the service, by the address
-	// rules every client keeps. Its URL is not https (or wss) — plain http is allowed only for
-	// http://localhost and http://127.0.0.1, with [WithAllowLocalHTTP] — or its host is, or
-	// resolves when dialled to, an address no public service has (loopback, private, link-local,
-	// unspecified, NAT64 or such an address mapped into IPv6), which only
-	// [WithAllowPrivateAddresses] admits. The error that wraps it says which; it ends a wait at
-	// once, since retrying would not change where the URL points.
+	// rules every client keeps: its URL is not https (or wss), or its host is, or resolves
+	// when dialled to, an address no public service has (loopback, private, link-local,
+	// unspecified, NAT64 or such an address mapped into IPv6). [WithAllowPrivateAddresses]
+	// admits those addresses, and plain http on localhost. The error that wraps it says
+	// which rule; it ends a wait at once, since retrying would not change where the URL
+	// points.
 	ErrRefusedAddress = errors.New("address refused")
 	// ErrInvalidOption: NewClient refused an option — a bad value, a nil value, or an option
 	// of another client. The error that wraps it names the client, the option and what is

@@ -135,31 +135,24 @@ func WithRequestTimeout(d time.Duration) Option {
 	}
 }
 
-// WithAllowLocalHTTP admits plain-http URLs on http://localhost and http://127.0.0.1 (which
-// HITL Protocol v0.7+ allows for development) and connections to loopback addresses.
-// Default: every URL must be https (wss for a WebSocket); a request to any other URL is
-// refused before it is sent, with an error matching [ErrRefusedAddress], and hxp's and hi's
-// NewClient refuse such a base URL.
-func WithAllowLocalHTTP() Option {
-	return func(s *clientopt.Settings) error {
-		s.AllowLocalHTTP = true
-		return nil
-	}
-}
-
-// WithAllowPrivateAddresses admits services on private addresses. Default: refused twice. A
-// URL whose host is localhost or a loopback, private, link-local or unspecified IP literal,
-// in any spelling (127.1, 2130706433, 0x7f.1, localhost.), is refused before a request is
-// sent (and makes a HITL object invalid), and every connection is checked where it is
-// dialled: a host that resolves to such an address is refused, with an error matching
-// [ErrRefusedAddress] that ends a wait, so a hostile answer cannot point the agent and its
-// credentials into its own network. The dial check applies when the client's transport is an
-// *http.Transport (the default); any other transport is not wrapped: check addresses in its
-// own dialer. With
-// [WithAllowLocalHTTP], loopback connections are allowed.
+// WithAllowPrivateAddresses admits services on this machine and on private networks:
+// loopback, private and link-local addresses, and plain http on http://localhost and
+// http://127.0.0.1 (which HITL Protocol v0.7+ allows for development) — for tests, a local
+// fake, a service inside the agent's own network.
+//
+// Default: every URL must be https (wss for a WebSocket) and reach a public address. A URL
+// that is not, or whose host is localhost or a loopback, private, link-local, unspecified or
+// NAT64 IP literal in any spelling (127.1, 2130706433, 0x7f.1, localhost.), is refused before
+// a request is sent (and makes a HITL object invalid; hxp's and hi's NewClient refuse such a
+// base URL), and every connection is checked where it is dialled: a host that resolves to
+// such an address is refused. Both fail with an error matching [ErrRefusedAddress] that ends
+// a wait, so a hostile answer cannot point the agent and its credentials into its own
+// network. The dial check applies when the client's transport is an *http.Transport (the
+// default); any other transport is not wrapped: check addresses in its own dialer. Plain http
+// to any other host stays refused.
 func WithAllowPrivateAddresses() Option {
 	return func(s *clientopt.Settings) error {
-		s.AllowPrivateAddresses = true
+		s.AllowLocalHTTP, s.AllowPrivateAddresses = true, true
 		return nil
 	}
 }

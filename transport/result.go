@@ -3,6 +3,7 @@ package transport
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -122,16 +123,16 @@ const (
 // Approved reports whether a human approved and the case completed: the go-ahead, whatever
 // the protocol. It is true only when Status is StatusCompleted, no default was applied and
 // Decision is DecisionApprove — never for an expiry (even with default_action "approve"), a
-// cancellation, a rejection, a failure, or a Result without a Decision. An edit is not an
-// approval of what was proposed: go ahead with the changes only after reading Decision and
-// Data.
+// cancellation, a rejection, a failure, or a Result without a Decision. An edit (Action
+// "edit", Decision DecisionAnswer) is not an approval of what was proposed: go ahead with the
+// changes only after reading Data. Whether a person decided at all is Decision != "".
 func (r *Result) Approved() bool {
 	return r != nil && r.Status == StatusCompleted && !r.DefaultApplied && r.Decision == DecisionApprove
 }
 
-// String describes the result without its data, which may hold a person's answers:
-// "completed: approve (case review_1)".
-func (r Result) String() string {
+// Format prints the result without its data, which may hold a person's answers, whatever the
+// verb (%v, %s, %+v, %#v): "completed: approve (case review_1)", with the size of any data.
+func (r Result) Format(f fmt.State, _ rune) {
 	var b strings.Builder
 	b.WriteString(string(r.Status))
 	switch {
@@ -147,11 +148,8 @@ func (r Result) String() string {
 		fmt.Fprintf(&b, ", %d bytes of data", len(r.Data))
 	}
 	b.WriteString(")")
-	return b.String()
+	_, _ = io.WriteString(f, b.String())
 }
-
-// GoString is String, so that %#v does not print the data either.
-func (r Result) GoString() string { return r.String() }
 
 // LogValue gives slog the result without its data.
 func (r Result) LogValue() slog.Value {

@@ -149,7 +149,7 @@ func relayOutcome(t *testing.T, decide func(r *a2atest.Relay, id string) error) 
 // answer (nobody answers when it is nil).
 func hxpOutcome(t *testing.T, req *hxp.Request, answer any) *transport.Result {
 	s := hxptest.NewServer(t)
-	c, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(),
+	c, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
 		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))
 	if err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ var bindings = []a2a.Binding{a2a.JSONRPC10, a2a.JSONRPC03, a2a.REST10, a2a.REST0
 
 func newClient(t *testing.T, hc *http.Client) *a2a.Client {
 	t.Helper()
-	c, err := a2a.NewClient(transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses())
+	c, err := a2a.NewClient(transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

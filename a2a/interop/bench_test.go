@@ -19,7 +19,7 @@ func BenchmarkPoll(b *testing.B) {
 	p := startPeer(b, 1)
 	ep := p.endpoint(hk.JSONRPC10)
 	ctx := context.Background()
-	c, err := hk.NewClient(transport.WithHTTPClient(p.hc), transport.WithAllowLocalHTTP())
+	c, err := hk.NewClient(transport.WithHTTPClient(p.hc), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -28,7 +28,7 @@ var bindings = []hk.Binding{hk.JSONRPC10, hk.REST10, hk.JSONRPC03, hk.REST03}
 
 func client(t *testing.T, p *peer) *hk.Client {
 	t.Helper()
-	c, err := hk.NewClient(transport.WithHTTPClient(p.hc), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
+	c, err := hk.NewClient(transport.WithHTTPClient(p.hc), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -317,7 +317,7 @@ func TestCreated(t *testing.T) {
 	if !strings.Contains(string(body), it.ID()) {
 		t.Errorf("body not restored: %s", body)
 	}
-	for _, opts := range [][]transport.Option{{transport.WithAllowLocalHTTP()}, {transport.WithAllowLocalHTTP(), hitl.WithA2A()}} {
+	for _, opts := range [][]transport.Option{{transport.WithAllowPrivateAddresses()}, {transport.WithAllowPrivateAddresses(), hitl.WithA2A()}} {
 		hc, err := hitl.NewClient(opts...)
 		if err != nil {
 			t.Fatal(err)

@@ -239,7 +239,7 @@ var bindings = []a2a.Binding{a2a.JSONRPC10, a2a.REST10, a2a.JSONRPC03, a2a.REST0
 
 func newClient(t *testing.T, opts ...transport.Option) *a2a.Client {
 	t.Helper()
-	c, err := a2a.NewClient(append([]transport.Option{transport.WithPollInterval(time.Second), transport.WithAllowLocalHTTP()}, opts...)...)
+	c, err := a2a.NewClient(append([]transport.Option{transport.WithPollInterval(time.Second), transport.WithAllowPrivateAddresses()}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

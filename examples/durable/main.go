@@ -73,7 +73,7 @@ func run(ctx context.Context, out io.Writer, hostPort, namespace string) error {
 	svc := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second))
 	svc.Start()
 	defer svc.Close()
-	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func run(ctx context.Context, out io.Writer, interactive bool) error {
 		}
 		return nil
 	}
-	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithForwarder(forward))
 	if err != nil {
 		return err
 	}

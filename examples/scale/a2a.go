@@ -23,13 +23,13 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 	personHC := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16,
 		TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}}
 	defer personHC.CloseIdleConnections()
-	person, err := a2a.NewClient(transport.WithHTTPClient(personHC), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses())
+	person, err := a2a.NewClient(transport.WithHTTPClient(personHC), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		return r, err
 	}
 	var cnt counter
 	hc, tr := newHTTPClient(cfg, &cnt, roots)
-	agent, err := a2a.NewClient(transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(cfg.RetryAfter))
+	agent, err := a2a.NewClient(transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(cfg.RetryAfter))
 	if err != nil {
 		return r, err
 	}

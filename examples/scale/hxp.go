@@ -21,7 +21,7 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 	defer stop()
 	personHC := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, MaxConnsPerHost: 16}}
 	defer personHC.CloseIdleConnections()
-	common := []transport.Option{transport.WithHTTPClient(personHC), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses()}
+	common := []transport.Option{transport.WithHTTPClient(personHC), transport.WithAllowPrivateAddresses()}
 	creator, err := hxp.NewClient(base, append(common, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		return r, err
@@ -35,7 +35,7 @@ func measureHXP(ctx context.Context, cfg config, n int) (row, error) {
 	// Over HTTP/1.1 an idle pool as deep as the number of waits would keep one poll
 	// connection per wait beside its WebSocket; a pool of 64 is what an agent would configure.
 	tr.MaxIdleConnsPerHost = 64
-	agent, err := hxp.NewClient(base, transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses(),
+	agent, err := hxp.NewClient(base, transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses(),
 		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)), transport.WithPollInterval(cfg.RetryAfter))
 	if err != nil {
 		return r, err

@@ -185,7 +185,7 @@ func measure(ctx context.Context, cfg config, way string, n int) (row, error) {
 	var cnt counter
 	hc, tr := newHTTPClient(cfg, &cnt, roots)
 	naiveRoots = roots
-	opts := []transport.Option{transport.WithHTTPClient(hc), transport.WithAllowLocalHTTP(), transport.WithAllowPrivateAddresses()}
+	opts := []transport.Option{transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses()}
 	storePath := ""
 	if way == "store" {
 		// Polling, with every open interrupt kept in a file store (WithStore).

@@ -50,7 +50,7 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 	agent := a2atest.NewUnstartedAgent(a2atest.WithQuestions(2))
 	agent.Start()
 	defer agent.Close()
-	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP())
+	c, err := a2a.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 
 	relay.Start()
 	defer relay.Close()
-	rc, err := a2a.NewClient(transport.WithHTTPClient(relay.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second))
+	rc, err := a2a.NewClient(transport.WithHTTPClient(relay.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second))
 	if err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestHostRestartsMidWait(t *testing.T) {
 	svc := hitltest.NewServer(t)
 	store := &hitl.MemoryStore{}
 	host := func() *hitl.Client {
-		c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
+		c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithStore(store),
 			hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 		if err != nil {
 			t.Fatal(err)

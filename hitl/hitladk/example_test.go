@@ -63,7 +63,7 @@ func Example_reviewPage() {
 			}
 			return onReviewPage(ctx, svc.Client(), it.Case.ReviewURL, person)
 		}
-		client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithForwarder(forward))
+		client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithForwarder(forward))
 		if err != nil {
 			fmt.Println(err)
 			return

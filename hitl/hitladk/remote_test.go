@@ -37,7 +37,7 @@ func TestRemoteADKAgent(t *testing.T) {
 			AppName: "files", Agent: a, SessionService: session.InMemoryService()}})
 		srv := httptest.NewServer(a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(executor)))
 
-		c, err := a2a.NewClient(transport.WithHTTPClient(srv.Client()), transport.WithAllowLocalHTTP())
+		c, err := a2a.NewClient(transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -26,7 +26,7 @@ func TestToolSide(t *testing.T) {
 		t.Run(action, func(t *testing.T) {
 			ctx := t.Context()
 			svc := hitltest.NewServer(t)
-			client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+			client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 			if err != nil {
 				t.Fatal(err)
 			}

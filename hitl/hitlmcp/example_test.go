@@ -67,7 +67,7 @@ func ExampleTool() {
 	backend := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second)) // a HITL service
 	backend.Start()
 	defer backend.Close()
-	hc, err := hitl.NewClient(transport.WithHTTPClient(backend.Client()), transport.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(backend.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -35,7 +35,7 @@ type files struct {
 // newFiles is the tool over svc, with a Check of check.
 func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 	t.Helper()
-	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func Example() {
 		panic(err)
 	}
 	defer bot.Close()
-	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(),
+	client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
 		hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 	if err != nil {
 		panic(err)

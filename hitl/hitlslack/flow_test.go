@@ -30,7 +30,7 @@ func newAgent(t *testing.T, api *slack.Client, svc *hitltest.Server, store hitl.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = bot.Close() })
-	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithStore(store),
 		hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 func hxpSetup(t *testing.T) (*hxp.Client, *fakeSlack, *hitlslack.Bot, http.Handler) {
 	t.Helper()
 	s := hxptest.NewServer(t)
-	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second)}
+	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
 	agent, err := hxp.NewClient(s.URL, append(common, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
 	if err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func TestChannelWithDeciders(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bot.Close()
-	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP(), hitl.WithForwarder(bot.Forwarder(hitlslack.Channel("C0OPS"))))
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithForwarder(bot.Forwarder(hitlslack.Channel("C0OPS"))))
 	if err != nil {
 		t.Fatal(err)
 	}

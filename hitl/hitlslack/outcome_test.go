@@ -146,7 +146,7 @@ func TestToolApprovalInSlack(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bot.Close()
-			c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP(),
+			c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses(),
 				hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 			if err != nil {
 				t.Fatal(err)
@@ -399,7 +399,7 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = bot.Close() })
-		c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowLocalHTTP(), hitl.WithStore(store),
+		c, err := hitl.NewClient(transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses(), hitl.WithStore(store),
 			hitl.WithForwarder(bot.Forwarder(hitlslack.DM("U0REVIEWER"))))
 		if err != nil {
 			t.Fatal(err)

@@ -58,7 +58,7 @@ func getPage(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) (int, string)
 
 func waitResult(t *testing.T, s *hitltest.Server, it *hitl.Interrupt) *transport.Result {
 	t.Helper()
-	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestReviewPageMultiStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowLocalHTTP())
+	c, _ := hitl.NewClient(transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses())
 	var seen []hitl.Update
 	posted := make(chan struct{})
 	defer func() { <-posted }()

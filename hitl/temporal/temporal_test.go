@@ -243,7 +243,7 @@ func TestWatchCarriesOnAfterItsWorkerDies(t *testing.T) {
 func openCase(t *testing.T) (*hitltest.Server, *hitl.Client, *hitl.Interrupt) {
 	t.Helper()
 	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

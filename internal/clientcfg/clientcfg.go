@@ -99,7 +99,7 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 func (c *Config) service() *http.Client {
 	hc := c.HTTP
 	if !c.AllowPrivateAddresses {
-		hc = dial.PublicOnly(hc, &dial.PublicDialer{AllowLoopback: c.AllowLocalHTTP})
+		hc = dial.PublicOnly(hc, &dial.PublicDialer{})
 	}
 	cp := *hc
 	cp.Transport = &guard{rt: hc.Transport, allowLocal: c.AllowLocalHTTP, allowPrivate: c.AllowPrivateAddresses}
@@ -209,7 +209,7 @@ func (e *urlError) Unwrap() error { return e.kind }
 
 var (
 	errNotHTTPS = &urlError{"must use https", transport.ErrRefusedAddress}
-	errLocal    = &urlError{"http is allowed only for localhost with AllowLocalHTTP", transport.ErrRefusedAddress}
+	errLocal    = &urlError{"http is allowed only for localhost with AllowPrivateAddresses", transport.ErrRefusedAddress}
 	errPrivate  = &urlError{"points at a private address; allowed only with AllowPrivateAddresses", transport.ErrRefusedAddress}
 )
 

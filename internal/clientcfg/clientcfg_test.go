@@ -22,7 +22,6 @@ func TestServiceURLsDialPublicOnly(t *testing.T) {
 	}{
 		{"default", nil, []string{"127.0.0.1:443", "10.0.0.1:443", "[::ffff:127.0.0.1]:443", "169.254.169.254:80"}},
 		{"with the caller's transport", []transport.Option{transport.WithHTTPClient(&http.Client{Transport: &http.Transport{}})}, []string{"127.0.0.1:443"}},
-		{"local http allows loopback only", []transport.Option{transport.WithAllowLocalHTTP()}, []string{"10.0.0.1:443", "192.168.1.1:80"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := New("test", nil, Defaults{}, tc.opts)
@@ -69,7 +68,7 @@ func FuzzLooseIPv4(f *testing.F) {
 // TestShare: a client made with Share uses the other client's HTTP clients, logger, address
 // rules, poll bound and body bound, but not its credential or pacing.
 func TestShare(t *testing.T) {
-	base, err := New("hitl", nil, Defaults{}, []transport.Option{transport.WithAllowLocalHTTP(), transport.WithMaxBody(10),
+	base, err := New("hitl", nil, Defaults{}, []transport.Option{transport.WithAllowPrivateAddresses(), transport.WithMaxBody(10),
 		transport.WithAuthorization(transport.StaticToken("sk")), transport.WithPollInterval(time.Minute)})
 	if err != nil {
 		t.Fatal(err)

@@ -90,7 +90,7 @@ var clients = []client{
 
 // The two rules a refusal names.
 const (
-	insecure = "must use https|http is allowed only for localhost with AllowLocalHTTP"
+	insecure = "must use https|http is allowed only for localhost with AllowPrivateAddresses"
 	private  = "points at a private address; allowed only with AllowPrivateAddresses"
 )
 
@@ -114,9 +114,10 @@ func refusedAs(err error, rule string) bool {
 }
 
 // TestAddressRules: every client keeps the same address and scheme rules. Plain http to a
-// host other than localhost or 127.0.0.1 is refused with or without WithAllowLocalHTTP; a
-// loopback http server is refused unless WithAllowLocalHTTP, then reached; an https URL on a
-// private address is refused unless WithAllowPrivateAddresses. Refusals reach no server.
+// host other than localhost or 127.0.0.1 is refused with or without WithAllowPrivateAddresses;
+// a loopback http server is refused unless WithAllowPrivateAddresses, then reached; an https
+// URL on a private address is refused unless WithAllowPrivateAddresses. Refusals reach no
+// server.
 func TestAddressRules(t *testing.T) {
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -128,18 +129,18 @@ func TestAddressRules(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			local := transport.WithAllowLocalHTTP()
+			allow := transport.WithAllowPrivateAddresses()
 			for _, tc := range []struct {
 				target string
 				opts   []transport.Option
 				rule   string
 			}{
 				{"http://agent.example", nil, insecure},
-				{"http://agent.example", []transport.Option{local}, insecure},
-				{"http://10.0.0.1", []transport.Option{local, transport.WithAllowPrivateAddresses()}, insecure},
-				{"ftp://agent.example", []transport.Option{local}, insecure},
+				{"http://agent.example", []transport.Option{allow}, insecure},
+				{"http://10.0.0.1", []transport.Option{allow}, insecure},
+				{"ftp://agent.example", []transport.Option{allow}, insecure},
 				{srv.URL, nil, insecure},
-				{"https://10.0.0.1", []transport.Option{local}, private},
+				{"https://10.0.0.1", nil, private},
 				{"https://127.0.0.1", nil, private},
 			} {
 				err := c.send(ctx, tc.target, tc.opts...)
@@ -150,9 +151,9 @@ func TestAddressRules(t *testing.T) {
 			if n := hits.Load(); n != 0 {
 				t.Fatalf("refused requests reached the server %d times", n)
 			}
-			err := c.send(ctx, srv.URL, local)
+			err := c.send(ctx, srv.URL, allow)
 			if errors.Is(err, transport.ErrRefusedAddress) || hits.Swap(0) == 0 {
-				t.Errorf("loopback with WithAllowLocalHTTP: %v, and the server was not reached", err)
+				t.Errorf("loopback with WithAllowPrivateAddresses: %v, and the server was not reached", err)
 			}
 		})
 	}
@@ -259,7 +260,7 @@ func TestNoRedirectFollowed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
-			if err := c.send(ctx, srv.URL, transport.WithAllowLocalHTTP(), cred); err == nil {
+			if err := c.send(ctx, srv.URL, transport.WithAllowPrivateAddresses(), cred); err == nil {
 				t.Error("a redirect answered no error")
 			}
 			if asked.Swap(0) == 0 || elsewhere.Load() != 0 {

@@ -33,7 +33,7 @@ type goTool struct {
 func newGoTool(t *testing.T) *goTool {
 	t.Helper()
 	svc := hitltest.NewServer(t)
-	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}

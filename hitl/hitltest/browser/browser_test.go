@@ -89,7 +89,7 @@ type agent struct {
 func newAgent(t *testing.T) *agent {
 	t.Helper()
 	a := &agent{svc: hitltest.NewServer(t), links: make(chan *hitl.Interrupt, 8)}
-	c, err := hitl.NewClient(transport.WithHTTPClient(a.svc.Client()), transport.WithAllowLocalHTTP(),
+	c, err := hitl.NewClient(transport.WithHTTPClient(a.svc.Client()), transport.WithAllowPrivateAddresses(),
 		hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error { a.links <- it; return nil }))
 	if err != nil {
 		t.Fatal(err)

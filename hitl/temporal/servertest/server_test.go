@@ -36,7 +36,7 @@ func TestWorkerRestartOnARealServer(t *testing.T) {
 	tc := ts.GetDefaultClient()
 
 	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowLocalHTTP())
+	hc, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
 	if err != nil {
 		t.Fatal(err)
 	}
