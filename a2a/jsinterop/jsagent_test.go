@@ -332,7 +332,7 @@ func TestCreated(t *testing.T) {
 		}
 	}
 	// Do carries the question to the human and the answer to the agent, to the task's end.
-	hc, err := hitl.NewClient(transport.WithAllowLocalHTTP(), transport.WithPollInterval(time.Second),
+	hc, err := hitl.NewClient(transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second),
 		hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 	if err != nil {
 		t.Fatal(err)
