@@ -62,8 +62,8 @@ func (s State) Terminal() bool {
 	return false
 }
 
-// Interrupted reports whether a task in s waits for its client (1.0 §4.1.3: input-required,
+// interrupted reports whether a task in s waits for its client (1.0 §4.1.3: input-required,
 // auth-required).
-func (s State) Interrupted() bool {
+func (s State) interrupted() bool {
 	return s == StateInputRequired || s == StateAuthRequired
 }

@@ -58,7 +58,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 			// for the answer — the end of the turn.
 			c := *out.Task
 			c.Question = ev.Message
-			if ev.Message.Role == RoleAgent && !c.State.Terminal() && !c.State.Interrupted() {
+			if ev.Message.Role == RoleAgent && !c.State.Terminal() && !c.State.interrupted() {
 				c.State = StateInputRequired
 			}
 			out.Task = &c
@@ -68,7 +68,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		case ev.Artifact != nil && out.Task != nil:
 			out.Task.Artifacts = append(out.Task.Artifacts, ev.Artifact.Artifact)
 		}
-		if t := out.Task; t != nil && (t.State.Terminal() || t.State.Interrupted()) {
+		if t := out.Task; t != nil && (t.State.Terminal() || t.State.interrupted()) {
 			final = true
 		}
 		return !final
@@ -149,7 +149,7 @@ func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *Send
 		// Cut off after the task was known: the task goes on at the agent; ask it.
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream cut off", slog.String("task", ev.Task.ID))
 	}
-	if t := ev.Task; t != nil && !t.State.Terminal() && !t.State.Interrupted() {
+	if t := ev.Task; t != nil && !t.State.Terminal() && !t.State.interrupted() {
 		c.logger.LogAttrs(ctx, slog.LevelDebug, "a2a stream ended early", slog.String("task", t.ID), slog.String("state", string(t.State)))
 		got, err := c.GetTask(ctx, ep, t.ID)
 		if err != nil {

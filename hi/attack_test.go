@@ -106,13 +106,13 @@ func TestFanOutParticipantLimit(t *testing.T) {
 		asked++
 		return hi.Feedback{Action: "approve"}, nil
 	}
-	if _, _, err := hi.FanOut(t.Context(), it, ask); !errors.Is(err, hi.ErrTooManyParticipants) || asked != 0 {
+	if _, _, err := hi.FanOut(t.Context(), it, ask, nil); !errors.Is(err, hi.ErrTooManyParticipants) || asked != 0 {
 		t.Fatalf("FanOut = %v after %d asks, want ErrTooManyParticipants before any", err, asked)
 	}
 	askSafe := func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
 		return hi.Feedback{Action: "approve"}, nil
 	}
-	r, tally, err := hi.FanOut(t.Context(), it, askSafe, hi.WithMaxParticipants(200))
+	r, tally, err := hi.FanOut(t.Context(), it, askSafe, &hi.FanOutOptions{MaxParticipants: 200})
 	if err != nil || r.Action != "approve" || !tally.Resolved {
 		t.Fatalf("FanOut with the limit raised = %v, %+v, %v", r, tally, err)
 	}
@@ -131,7 +131,7 @@ func BenchmarkFanOut(b *testing.B) {
 			}
 			for b.Loop() {
 				it := message(n, hi.AllRequired)
-				if _, _, err := hi.FanOut(b.Context(), it, ask, hi.WithMaxParticipants(n)); err != nil {
+				if _, _, err := hi.FanOut(b.Context(), it, ask, &hi.FanOutOptions{MaxParticipants: n}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -22,26 +22,17 @@ type Ask func(ctx context.Context, it *Interaction, p Participant) (Feedback, er
 var ErrResolved = errors.New("hi: interaction resolved")
 
 // defaultMaxParticipants is how many participants FanOut asks at most, unless
-// [WithMaxParticipants] raises it: a message written by a model must not make the agent
+// [FanOutOptions].MaxParticipants raises it: a message written by a model must not make the agent
 // ask a thousand people.
 const defaultMaxParticipants = 100
 
 // ErrTooManyParticipants: an interaction has more participants than FanOut may ask.
 var ErrTooManyParticipants = errors.New("hi: too many participants")
 
-// FanOutOption tunes one [FanOut].
-type FanOutOption func(*fanOutConfig)
-
-type fanOutConfig struct{ maxParticipants int }
-
-// WithMaxParticipants lets FanOut ask up to n participants (default 100). n ≤ 0 keeps the
-// default.
-func WithMaxParticipants(n int) FanOutOption {
-	return func(c *fanOutConfig) {
-		if n > 0 {
-			c.maxParticipants = n
-		}
-	}
+// FanOutOptions tunes one [FanOut]; nil means every default.
+type FanOutOptions struct {
+	// MaxParticipants is how many participants FanOut may ask; 0 means 100.
+	MaxParticipants int
 }
 
 // FanOut asks every participant at once and records each response as it arrives; as soon as
@@ -54,21 +45,18 @@ func WithMaxParticipants(n int) FanOutOption {
 // instead, since that participant's answer is unknown. FanOut returns only after every ask
 // has returned. it is updated (History, Status) and must not be used concurrently.
 //
-// An interaction with more than 100 participants (see
-// [WithMaxParticipants]) is refused with ErrTooManyParticipants before anyone is asked. The
+// An interaction with more than 100 participants (see [FanOutOptions]) is refused with ErrTooManyParticipants before anyone is asked. The
 // responses are tallied as they arrive, in constant time each.
-func FanOut(ctx context.Context, it *Interaction, ask Ask, opts ...FanOutOption) (*transport.Result, Tally, error) {
+func FanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*transport.Result, Tally, error) {
 	if it == nil || len(it.Participants) == 0 || ask == nil {
 		return nil, Tally{}, errors.New("hi: FanOut needs an interaction with participants, and an Ask")
 	}
-	cfg := fanOutConfig{maxParticipants: defaultMaxParticipants}
-	for _, o := range opts {
-		if o != nil {
-			o(&cfg)
-		}
+	limit := defaultMaxParticipants
+	if o != nil && o.MaxParticipants > 0 {
+		limit = o.MaxParticipants
 	}
-	if n := len(it.Participants); n > cfg.maxParticipants {
-		return nil, Tally{}, fmt.Errorf("%w: %d, at most %d", ErrTooManyParticipants, n, cfg.maxParticipants)
+	if n := len(it.Participants); n > limit {
+		return nil, Tally{}, fmt.Errorf("%w: %d, at most %d", ErrTooManyParticipants, n, limit)
 	}
 	if err := it.Validate(); err != nil {
 		return nil, Tally{}, err

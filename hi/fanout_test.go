@@ -61,7 +61,7 @@ func TestFanOutOverHITL(t *testing.T) {
 
 		it := message(5, hi.Majority)
 		start := time.Now()
-		res, tally, err := hi.FanOut(t.Context(), it, ask)
+		res, tally, err := hi.FanOut(t.Context(), it, ask, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestFanOutOverHXP(t *testing.T) {
 		}
 	}()
 	it := message(5, hi.Majority)
-	res, tally, err := hi.FanOut(t.Context(), it, ask)
+	res, tally, err := hi.FanOut(t.Context(), it, ask, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestFanOutAbstentions(t *testing.T) {
 		}
 		return hi.Feedback{}, nil
 	}
-	res, _, err := hi.FanOut(t.Context(), it, abstain)
+	res, _, err := hi.FanOut(t.Context(), it, abstain, nil)
 	if err != nil || res.Status != transport.StatusFailed || !strings.Contains(res.Reason, "1 of 3 participants responded") {
 		t.Errorf("FanOut = %+v, %v", res, err)
 	}
@@ -159,7 +159,7 @@ func TestFanOutAbstentions(t *testing.T) {
 		}
 		return hi.Feedback{}, nil
 	}
-	if _, _, err := hi.FanOut(t.Context(), message(3, hi.Majority), failing); !errors.Is(err, errDown) {
+	if _, _, err := hi.FanOut(t.Context(), message(3, hi.Majority), failing, nil); !errors.Is(err, errDown) {
 		t.Errorf("FanOut with a failing ask = %v", err)
 	}
 	errMine := errors.New("caller gave up")
@@ -169,7 +169,7 @@ func TestFanOutAbstentions(t *testing.T) {
 		<-ctx.Done()
 		return hi.Feedback{}, context.Cause(ctx)
 	}
-	if _, _, err := hi.FanOut(ctx, message(2, hi.AllRequired), blocking); !errors.Is(err, errMine) {
+	if _, _, err := hi.FanOut(ctx, message(2, hi.AllRequired), blocking, nil); !errors.Is(err, errMine) {
 		t.Errorf("FanOut cancelled = %v", err)
 	}
 }
