@@ -158,24 +158,28 @@ func TestResubscribe(t *testing.T) {
 				t.Fatalf("pause %v", pause)
 			}
 			before := len(p.requests(t))
+			type outcome struct {
+				task *a2a.Task
+				err  error
+			}
+			waited := make(chan outcome, 1)
+			wctx := ctx(t)
 			go func() {
-				// Authorise once the subscription is open.
-				deadline := time.After(20 * time.Second)
-				for {
-					for _, r := range p.requests(t)[before:] {
-						if r.Method == "tasks/resubscribe" || r.Method == "SubscribeToTask" || strings.HasSuffix(r.Path, ":subscribe") {
-							p.admin(t, http.MethodPost, "authorize/"+pause.TaskID, nil)
-							return
-						}
-					}
-					select {
-					case <-deadline:
-						return
-					case <-time.After(20 * time.Millisecond):
+				got, err := c.Wait(wctx, pause, &a2a.WaitOptions{Stream: true})
+				waited <- outcome{got, err}
+			}()
+			// Authorise once the subscription is open.
+			until(t, 20*time.Second, "a resubscription", func() bool {
+				for _, r := range p.requests(t)[before:] {
+					if r.Method == "tasks/resubscribe" || r.Method == "SubscribeToTask" || strings.HasSuffix(r.Path, ":subscribe") {
+						return true
 					}
 				}
-			}()
-			got, err := c.Wait(ctx(t), pause, &a2a.WaitOptions{Stream: true})
+				return false
+			})
+			p.admin(t, http.MethodPost, "authorize/"+pause.TaskID, nil)
+			o := <-waited
+			got, err := o.task, o.err
 			if err != nil || got.State != a2a.StateInputRequired {
 				t.Fatalf("Wait = %+v, %v", got, err)
 			}
