@@ -219,6 +219,26 @@ func BenchmarkStorePut(b *testing.B) {
 	}
 }
 
+// fileStoreHolding opens a new file store whose records are raw, written as they are.
+func fileStoreHolding(t *testing.T, raw map[hitl.StoreKey][]byte) (hitl.Store, func()) {
+	path := filepath.Join(t.TempDir(), "open.db")
+	db, err := kv.Open(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, b := range raw {
+		if err := db.Put([]byte(k.Origin+"\n"+k.ID), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = db.Close()
+	s, err := filestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, func() { _ = s.Close() }
+}
+
 // TestResumeOneBadRecord: a store holding three good interrupts and one record another
 // version could have written: List returns the three and a *RecordError naming the fourth;
 // Resume waits on the three, delivers each, reports the fourth (its key and why) and leaves
@@ -233,20 +253,7 @@ func TestResumeOneBadRecord(t *testing.T) {
 			return s, func() {}
 		},
 		"file": func(t *testing.T) (hitl.Store, func()) {
-			path := filepath.Join(t.TempDir(), "open.db")
-			db, err := kv.Open(path, time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := db.Put([]byte(bad.Origin+"\n"+bad.ID), raw); err != nil {
-				t.Fatal(err)
-			}
-			_ = db.Close()
-			s, err := filestore.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { _ = s.Close() }
+			return fileStoreHolding(t, map[hitl.StoreKey][]byte{bad: raw})
 		},
 	}
 	for name, newStore := range stores {
@@ -321,22 +328,7 @@ func TestResumeRecordsOfALaterVersion(t *testing.T) {
 			return s, func() {}
 		},
 		"file": func(t *testing.T) (hitl.Store, func()) {
-			path := filepath.Join(t.TempDir(), "open.db")
-			db, err := kv.Open(path, time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, b := range later {
-				if err := db.Put([]byte(k.Origin+"\n"+k.ID), b); err != nil {
-					t.Fatal(err)
-				}
-			}
-			_ = db.Close()
-			s, err := filestore.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { _ = s.Close() }
+			return fileStoreHolding(t, later)
 		},
 	}
 	for name, newStore := range stores {
