@@ -89,8 +89,10 @@ const (
 		`{"data":{"data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}}]},"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-11-22T10:00:00Z"}}}`
 )
 
-// BenchmarkPollRoundTrip measures one Wait that needs one poll, against the fake on loopback,
-// beside one bare GET of the same endpoint.
+// BenchmarkPollRoundTrip measures one Wait that needs one poll (PollOnly: a decided case's
+// event stream would otherwise carry the outcome before any poll), against the fake on
+// loopback, beside one bare GET of the same endpoint. A first Wait outside the measurement
+// lets the 202's Retry-After pass, so that each measured Wait polls at once.
 func BenchmarkPollRoundTrip(b *testing.B) {
 	svc := hitltest.NewServer(b, hitltest.WithRateLimit(0))
 	client, _ := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
@@ -104,14 +106,24 @@ func BenchmarkPollRoundTrip(b *testing.B) {
 	if err := svc.Respond(it.ID(), "approve", nil, nil); err != nil {
 		b.Fatal(err)
 	}
+	pollOnly := &hitl.WaitOptions{PollOnly: true}
+	if _, err := client.Wait(context.Background(), it, pollOnly); err != nil {
+		b.Fatal(err)
+	}
+	before := len(svc.Requests())
 	b.Run("Wait", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := client.Wait(context.Background(), it, nil); err != nil {
+			if _, err := client.Wait(context.Background(), it, pollOnly); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
+	for _, q := range svc.Requests()[before:] {
+		if q.Path != "/reviews/"+it.ID()+"/status" {
+			b.Fatalf("a measured Wait sent %s %s; want only polls", q.Method, q.Path)
+		}
+	}
 	b.Run("bare-GET", func(b *testing.B) {
 		b.ReportAllocs()
 		hc := svc.Client()
