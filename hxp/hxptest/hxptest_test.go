@@ -325,4 +325,13 @@ func TestStartTLS(t *testing.T) {
 	if want := []string{"POST /hxp/v1/requests", "GET /hxp/v1/requests/" + cr.RequestID, "GET /hxp/ws"}; !slices.Equal(paths, want) {
 		t.Errorf("requests %v; want %v (the outcome over the WebSocket, one poll)", paths, want)
 	}
+
+	// The reference server names localhost in ws_url; over TLS, with the wss scheme.
+	ref := hxptest.NewUnstartedServer(hxptest.WithProfile(hxptest.ProfileReference))
+	ref.StartTLS()
+	defer ref.Close()
+	_, created := create(t, ref, 60, "default")
+	if ws, _ := created["ws_url"].(string); !strings.HasPrefix(ws, "wss://localhost:") {
+		t.Errorf("reference profile over TLS: ws_url %q; want wss://localhost:…", ws)
+	}
 }
