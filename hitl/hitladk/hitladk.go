@@ -87,11 +87,13 @@ func Pending(events []*session.Event) []Request {
 	return out
 }
 
-// Response is the message that resumes the run paused on req with the person's Result. A
-// confirmation is confirmed only when a person completed the case with an approving action
-// (approve, confirm, submit, select); a rejection, an expiry (whatever its default action)
-// or a cancellation answers confirmed:false, with what happened in the payload — never a
-// confirmation. An input request gets the Result's action and data.
+// Response is the message that resumes the run paused on req with the person's Result; r
+// may be nil (no one was asked), which answers status "failed". A confirmation is confirmed
+// only when r has Status completed, no default applied and a person's Decision that goes
+// ahead: an approval ([transport.Result.Approved]), or an answer (DecisionAnswer) with
+// Action submit or select. Anything else — a nil Result, a rejection, an expiry (whatever its
+// default action), a cancellation, a failure, an edit — answers confirmed:false, with what
+// happened in the payload. An input request gets the Result's status, action and data.
 func Response(req Request, r *transport.Result) *genai.Content {
 	payload := map[string]any{"status": string(statusOf(r))}
 	if r != nil {
@@ -184,15 +186,13 @@ func statusOf(r *transport.Result) transport.Status {
 	return r.Status
 }
 
+// approving reports whether r confirms a pause: see [Response].
 func approving(r *transport.Result) bool {
-	if r.Decision == "" {
-		return false
-	}
-	switch r.Action {
-	case "approve", "confirm", "submit", "select":
+	if r.Approved() {
 		return true
 	}
-	return false
+	return r != nil && r.Status == transport.StatusCompleted && !r.DefaultApplied &&
+		r.Decision == transport.DecisionAnswer && (r.Action == "submit" || r.Action == "select")
 }
 
 // Interrupt returns the HITL case a tool put before the host with [Ask], when this pause is

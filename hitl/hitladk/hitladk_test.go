@@ -126,7 +126,8 @@ func run(t *testing.T, result *transport.Result) (ran bool, pending []hitladk.Re
 
 // TestConfirmation: against a real ADK runner with a scripted model, a delete_file call that
 // requires confirmation pauses; approve runs the tool, a rejection and an expiry (even one
-// whose default action is approve) do not.
+// whose default action is approve) do not, and neither do a nil Result (no one was asked) or
+// an approving Decision on a case that did not complete or had its default applied.
 func TestConfirmation(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -137,6 +138,9 @@ func TestConfirmation(t *testing.T) {
 		{"rejected", &transport.Result{Status: transport.StatusCompleted, Action: "reject", Decision: transport.DecisionReject}, false},
 		{"expired with default approve", &transport.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve"}, false},
 		{"cancelled", &transport.Result{Status: transport.StatusCancelled}, false},
+		{"nil result", nil, false},
+		{"status rejected with an approve decision", &transport.Result{Status: transport.StatusRejected, Action: "approve", Decision: transport.DecisionApprove}, false},
+		{"default applied with an approve decision", &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove, DefaultApplied: true, DefaultAction: "approve"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ran, pending := run(t, tt.result)
