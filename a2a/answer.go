@@ -8,7 +8,7 @@ import (
 
 // Answer is the human's reply to a paused task: the parts sent back to the agent, and the
 // action it stands for, which becomes the Result's Action ("approve", "deny", …; may be
-// empty).
+// empty, when the Result's Decision is DecisionAnswer).
 type Answer struct {
 	Action string
 	Parts  []Part

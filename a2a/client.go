@@ -462,7 +462,8 @@ func temporary(err error) bool {
 // the task, so a "deny" reads the same whether the agent completes the task or rejects it;
 // Status is the task's final state. throughRelay says the task was held by a relay, whose
 // administrator decides: a task it lets through and that completes is DecisionApprove, its
-// rejection (which arrives as "failed") StatusRejected with DecisionReject. Data is the task
+// rejection (which arrives as "failed") StatusRejected, with DecisionReject when no human
+// answered before (else the human's answer stays the Decision). Data is the task
 // as [Task] JSON; read it back with [TaskOf].
 func ResultOf(t *Task, action string, throughRelay bool) *transport.Result {
 	r := &transport.Result{CaseID: t.ID, Reason: t.Question.Text(), Action: action, Decision: decision.Of(action)}

@@ -402,6 +402,23 @@ func TestDecisionWhateverTheAgentDid(t *testing.T) {
 	}
 }
 
+// TestAnswerWithoutAnActionWord: a human's answer that names no action word (only parts the
+// agent reads) is a human's decision all the same: DecisionAnswer, never "no human decided".
+func TestAnswerWithoutAnActionWord(t *testing.T) {
+	partsOnly := func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+		return a2a.Answer{Parts: a2a.HectorDecision(true).Parts}, nil
+	}
+	fake := a2atest.NewMemoryAgent(t)
+	c := newClient(t, transport.WithHTTPClient(fake.Client()))
+	r, err := c.Run(t.Context(), start(t, c, fake.Endpoint(a2a.JSONRPC10), nil), partsOnly, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != transport.StatusCompleted || r.Action != "" || r.Decision != transport.DecisionAnswer || r.Approved() {
+		t.Errorf("Result %v: Decision %q, approved %v", r, r.Decision, r.Approved())
+	}
+}
+
 // TestSubscriptionClosedAfterAnError: a subscription that carries an error event and then
 // stays open and silent is closed by the client at once, not held until the wait ends.
 func TestSubscriptionClosedAfterAnError(t *testing.T) {

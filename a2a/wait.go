@@ -291,6 +291,16 @@ func (r runner) Wait(ctx context.Context, p *Pause) (*transport.Result, error) {
 	return r.c.Run(ctx, p, r.ask, r.o)
 }
 
+// runResult is [ResultOf] for a run in which a human answered (answered): an answer without
+// an action word is a human's decision all the same.
+func runResult(t *Task, action string, relayed, answered bool) *transport.Result {
+	r := ResultOf(t, action, relayed)
+	if r != nil && answered && r.Decision == "" {
+		r.Decision = transport.DecisionAnswer
+	}
+	return r
+}
+
 // Run carries a paused task to its end: while the task asks for input it calls ask and
 // resumes the task with the answer; while it is working, held by a relay or waiting for
 // authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
@@ -365,13 +375,13 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		}
 		switch Classify(t) {
 		case ClassDone:
-			return ResultOf(t, action, relayed), nil
+			return runResult(t, action, relayed, turns > 0), nil
 		case ClassWorking, ClassUnknown:
 			if t, err = c.wait(ctx, p.Endpoint, t.ID, inClass(ClassWorking), &o.Wait); err != nil {
 				return nil, err
 			}
 			if Classify(t) == ClassDone {
-				return ResultOf(t, action, relayed), nil
+				return runResult(t, action, relayed, turns > 0), nil
 			}
 		}
 		p = Track(p.Endpoint, t)

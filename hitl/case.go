@@ -352,7 +352,7 @@ func checkServiceURL(u string, o *DetectOptions) string {
 	if parsed.Scheme != "https" && parsed.Scheme != "http" {
 		return "must use https"
 	}
-	if err := clientcfg.CheckURL(parsed, o.AllowLocalHTTP, o.AllowPrivateAddresses); err != nil {
+	if err := clientcfg.CheckURL(parsed, o.AllowPrivateAddresses); err != nil {
 		return err.Error()
 	}
 	return ""

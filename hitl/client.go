@@ -71,7 +71,7 @@ func NewClient(opts ...transport.Option) (*Client, error) {
 	c.http, c.service, c.logger, c.polls = cfg.HTTP, cfg.Service, cfg.Logger, cfg.Polls
 	c.authorization = cfg.Credential
 	c.detect.MaxBody = cfg.MaxBody
-	c.detect.AllowLocalHTTP, c.detect.AllowPrivateAddresses = cfg.AllowLocalHTTP, cfg.AllowPrivateAddresses
+	c.detect.AllowPrivateAddresses = cfg.AllowPrivateAddresses
 	c.requestTimeout, c.pollInterval = cfg.RequestTimeout, cfg.PollInterval
 	c.defaultWays = append([]transport.Waiter[*Interrupt]{streamWay{c}, callbackWay{c}}, c.waiters...)
 	return c, nil
@@ -118,10 +118,10 @@ func WithTrustedOrigins(origins ...string) transport.Option {
 		if c.trustedOrigins == nil {
 			c.trustedOrigins = make(map[string]bool)
 		}
-		for _, o := range origins {
+		for i, o := range origins {
 			norm := httpx.OriginOf(o)
 			if norm == "" {
-				return fmt.Errorf("%q is not an origin", o)
+				return fmt.Errorf("origin %d of %d is not one (scheme://host[:port])", i+1, len(origins))
 			}
 			c.trustedOrigins[norm] = true
 		}
@@ -481,7 +481,7 @@ func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth f
 		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "case_id", Problem: "missing or malformed"}}, Case: cs}
 	}
 	if problem := checkServiceURL(cs.PollURL, &c.detect); problem != "" {
-		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "poll_url", Problem: problem}}, Case: cs}
+		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "poll_url", Problem: problem}}, Case: cs, refused: true}
 	}
 	if o == nil {
 		o = &WaitOptions{}

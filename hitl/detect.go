@@ -21,13 +21,11 @@ const statusHumanInputRequired = "human_input_required"
 
 // DetectOptions tunes detection. A nil *DetectOptions means the defaults.
 type DetectOptions struct {
-	// AllowLocalHTTP accepts http://localhost and http://127.0.0.1 URLs, which HITL Protocol
-	// v0.7+ permits for development. Default false: every URL must be HTTPS.
-	AllowLocalHTTP bool
-	// AllowPrivateAddresses accepts HTTPS URLs whose host is localhost or a loopback,
-	// private or link-local IP literal, in any spelling (127.1, 2130706433, 0x7f.1,
-	// localhost.). Default false: such a poll, events, callback or submit URL makes the hitl
-	// object invalid, so a hostile service cannot point the agent (and its credentials) into
+	// AllowPrivateAddresses accepts URLs whose host is localhost or a loopback, private or
+	// link-local IP literal, in any spelling (127.1, 2130706433, 0x7f.1, localhost.), and
+	// plain http on http://localhost and http://127.0.0.1, which HITL Protocol v0.7+ permits
+	// for development. Default false: every URL must be HTTPS, and such a poll, events,
+	// callback or submit URL makes the hitl object invalid, so a hostile service cannot point the agent (and its credentials) into
 	// the agent's own network. Detect does not resolve host names; a [Client] checks what they
 	// resolve to where it dials (see [transport.WithAllowPrivateAddresses]).
 	AllowPrivateAddresses bool

@@ -247,7 +247,7 @@ func (dc *discoveryCache) put(origin string, d *Discovery, expires time.Time) {
 // the service sends no Retry-After.
 func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, error) {
 	if problem := checkServiceURL(serviceURL, &c.detect); problem != "" {
-		return nil, &InvalidError{Object: "service URL", Problems: []FieldError{{Field: "url", Problem: problem}}}
+		return nil, &InvalidError{Object: "service URL", Problems: []FieldError{{Field: "url", Problem: problem}}, refused: true}
 	}
 	origin := httpx.OriginOf(serviceURL)
 	if d, ok := c.discovery.get(origin, time.Now()); ok {

@@ -3,6 +3,8 @@ package hitl
 import (
 	"errors"
 	"strings"
+
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Sentinels; match with errors.Is.
@@ -37,6 +39,8 @@ type InvalidError struct {
 	Object   string
 	Problems []FieldError
 	Case     *Case
+	// refused: a request was not sent because its URL breaks the address rules.
+	refused bool
 }
 
 // Error lists every problem; it quotes no field value.
@@ -55,5 +59,9 @@ func (e *InvalidError) Error() string {
 	return b.String()
 }
 
-// Is matches ErrInvalid.
-func (e *InvalidError) Is(target error) bool { return target == ErrInvalid }
+// Is matches ErrInvalid; an InvalidError that kept a request from being sent because its URL
+// breaks the address rules (Wait, SubmitInline, Discover) also matches
+// transport.ErrRefusedAddress.
+func (e *InvalidError) Is(target error) bool {
+	return target == ErrInvalid || e.refused && target == transport.ErrRefusedAddress
+}

@@ -177,7 +177,7 @@ func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer
 		return nil, &SubmitError{Code: "verification_required"}
 	}
 	if problem := checkServiceURL(cs.SubmitURL, &c.detect); problem != "" {
-		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "submit_url", Problem: problem}}, Case: cs}
+		return nil, &InvalidError{Object: "hitl", Problems: []FieldError{{Field: "submit_url", Problem: problem}}, Case: cs, refused: true}
 	}
 
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())

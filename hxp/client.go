@@ -39,18 +39,17 @@ const (
 // token, as a human client (inbox, resolve). Create it with [NewClient]; it is safe for
 // concurrent use and holds no per-request state.
 type Client struct {
-	base           *url.URL
-	prefix         string
-	http           *http.Client
-	agent          transport.Credential // the Authorization value of the agent's endpoints
-	human          transport.Credential // the Authorization value of the human's endpoints
-	maxBody        int64
-	logger         *slog.Logger
-	interval       time.Duration
-	timeout        time.Duration
-	allowLocalHTTP bool
-	allowPrivate   bool
-	polls          *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
+	base         *url.URL
+	prefix       string
+	http         *http.Client
+	agent        transport.Credential // the Authorization value of the agent's endpoints
+	human        transport.Credential // the Authorization value of the human's endpoints
+	maxBody      int64
+	logger       *slog.Logger
+	interval     time.Duration
+	timeout      time.Duration
+	allowPrivate bool
+	polls        *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
@@ -74,7 +73,7 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	}
 	c.http, c.logger, c.polls, c.agent = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
 	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
-	c.allowLocalHTTP, c.allowPrivate = cfg.AllowLocalHTTP, cfg.AllowPrivateAddresses
+	c.allowPrivate = cfg.AllowPrivateAddresses
 	return c, nil
 }
 
@@ -368,7 +367,7 @@ func (c *Client) resolve(ref string, websocket bool) string {
 	} else if u.Scheme != "https" && u.Scheme != "http" {
 		return ""
 	}
-	if clientcfg.CheckURL(u, c.allowLocalHTTP, c.allowPrivate) != nil {
+	if clientcfg.CheckURL(u, c.allowPrivate) != nil {
 		return ""
 	}
 	return u.String()

@@ -32,8 +32,8 @@ var (
 	ErrRefusedAddress = errors.New("address refused")
 	// ErrInvalidOption: NewClient refused an option — a bad value, a nil value, or an option
 	// of another client. The error that wraps it names the client, the option and what is
-	// wrong ("hitl: NewClient: transport.WithMaxBody: size must be positive"), never the
-	// option's value.
+	// wrong ("hitl: NewClient: transport.WithMaxBody: size must be positive: invalid
+	// option"), never the option's value.
 	ErrInvalidOption = clientopt.ErrInvalid
 	// ErrNoData: the data of a Result was asked for and it has none (hitl.SelectionOf,
 	// hxp.ReceiptOf, …).

@@ -143,16 +143,16 @@ func WithRequestTimeout(d time.Duration) Option {
 // Default: every URL must be https (wss for a WebSocket) and reach a public address. A URL
 // that is not, or whose host is localhost or a loopback, private, link-local, unspecified or
 // NAT64 IP literal in any spelling (127.1, 2130706433, 0x7f.1, localhost.), is refused before
-// a request is sent (and makes a HITL object invalid; hxp's and hi's NewClient refuse such a
-// base URL), and every connection is checked where it is dialled: a host that resolves to
-// such an address is refused. Both fail with an error matching [ErrRefusedAddress] that ends
-// a wait, so a hostile answer cannot point the agent and its credentials into its own
-// network. The dial check applies when the client's transport is an *http.Transport (the
+// a request is sent, and every connection is checked where it is dialled: a host that
+// resolves to such an address is refused. Both fail with an error matching
+// [ErrRefusedAddress] that ends a wait, so a hostile answer cannot point the agent and its
+// credentials into its own network. (A HITL object naming such a URL is also invalid, and
+// hxp's and hi's NewClient refuse such a base URL.) The dial check applies when the client's transport is an *http.Transport (the
 // default); any other transport is not wrapped: check addresses in its own dialer. Plain http
 // to any other host stays refused.
 func WithAllowPrivateAddresses() Option {
 	return func(s *clientopt.Settings) error {
-		s.AllowLocalHTTP, s.AllowPrivateAddresses = true, true
+		s.AllowPrivateAddresses = true
 		return nil
 	}
 }

@@ -285,7 +285,7 @@ func TestDecisionOf(t *testing.T) {
 		"reject": transport.DecisionReject, "rejected": transport.DecisionReject, "deny": transport.DecisionReject,
 		"cancel": transport.DecisionReject, "abort": transport.DecisionReject, "edit": transport.DecisionAnswer,
 		"select": transport.DecisionAnswer, "submit": transport.DecisionAnswer, "skip": transport.DecisionAnswer,
-		"x-escalate": transport.DecisionAnswer,
+		"x-escalate": transport.DecisionAnswer, " ": transport.DecisionAnswer,
 	} {
 		if got := decision.Of(action); got != want {
 			t.Errorf("DecisionOf(%q) = %q, want %q", action, got, want)

@@ -27,7 +27,7 @@ func create(t *testing.T, s *hitltest.Server, typ string) *hitl.Interrupt {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	it, err := hitl.Detect(resp, &hitl.DetectOptions{AllowLocalHTTP: true})
+	it, err := hitl.Detect(resp, &hitl.DetectOptions{AllowPrivateAddresses: true})
 	if err != nil || it == nil {
 		t.Fatalf("Detect = %v, %v", it, err)
 	}

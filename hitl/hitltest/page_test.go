@@ -26,7 +26,7 @@ func createWith(t *testing.T, s *hitltest.Server, typ, body string) *hitl.Interr
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	it, err := hitl.Detect(resp, &hitl.DetectOptions{AllowLocalHTTP: true, AllowPrivateAddresses: true})
+	it, err := hitl.Detect(resp, &hitl.DetectOptions{AllowPrivateAddresses: true})
 	if err != nil || it == nil {
 		t.Fatalf("Detect = %v, %v", it, err)
 	}

@@ -41,7 +41,6 @@ type Config struct {
 	PollInterval          time.Duration
 	RequestTimeout        time.Duration
 	Polls                 *pace.Slots
-	AllowLocalHTTP        bool
 	AllowPrivateAddresses bool
 }
 
@@ -73,10 +72,10 @@ func New(client string, own any, d Defaults, opts []transport.Option) (*Config, 
 	}
 	if shared {
 		c.HTTP, c.Service, c.Logger, c.Polls = sh.HTTP, sh.Service, sh.Logger, sh.Polls
-		c.AllowLocalHTTP, c.AllowPrivateAddresses = sh.AllowLocalHTTP, sh.AllowPrivateAddresses
+		c.AllowPrivateAddresses = sh.AllowPrivateAddresses
 		return c, nil
 	}
-	c.AllowLocalHTTP, c.AllowPrivateAddresses = s.AllowLocalHTTP, s.AllowPrivateAddresses
+	c.AllowPrivateAddresses = s.AllowPrivateAddresses
 	c.Logger = s.Logger
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
@@ -102,7 +101,7 @@ func (c *Config) service() *http.Client {
 		hc = dial.PublicOnly(hc, &dial.PublicDialer{})
 	}
 	cp := *hc
-	cp.Transport = &guard{rt: hc.Transport, allowLocal: c.AllowLocalHTTP, allowPrivate: c.AllowPrivateAddresses}
+	cp.Transport = &guard{rt: hc.Transport, allowPrivate: c.AllowPrivateAddresses}
 	cp.CheckRedirect = httpx.NoRedirect
 	return &cp
 }
@@ -144,7 +143,7 @@ func (c *Config) CheckBase(client, raw string) (*url.URL, error) {
 	if u.Scheme != "https" && u.Scheme != "http" {
 		err = errNotHTTPS
 	} else {
-		err = CheckURL(u, c.AllowLocalHTTP, c.AllowPrivateAddresses)
+		err = CheckURL(u, c.AllowPrivateAddresses)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: NewClient: base URL: %w", client, err)
@@ -154,12 +153,12 @@ func (c *Config) CheckBase(client, raw string) (*url.URL, error) {
 
 // guard refuses, before sending, every request whose URL breaks the address rules.
 type guard struct {
-	rt                       http.RoundTripper
-	allowLocal, allowPrivate bool
+	rt           http.RoundTripper
+	allowPrivate bool
 }
 
 func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
-	if err := CheckURL(req.URL, g.allowLocal, g.allowPrivate); err != nil {
+	if err := CheckURL(req.URL, g.allowPrivate); err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
@@ -172,12 +171,12 @@ func (g *guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return rt.RoundTrip(req)
 }
 
-// CheckURL applies the address rules (HITL Protocol §13, HXP §7): https or wss only, with
-// http and ws allowed on localhost and 127.0.0.1 when allowLocal; a host that is localhost
-// or a private IP literal refused unless allowPrivate. Host names are not resolved: the
-// dialer checks where they point. The error matches [transport.ErrRefusedAddress],
-// names the rule and never holds the URL.
-func CheckURL(u *url.URL, allowLocal, allowPrivate bool) error {
+// CheckURL applies the address rules (HITL Protocol §13, HXP §7): https or wss only; a host
+// that is localhost or a private IP literal is refused, and http and ws are allowed on
+// localhost and 127.0.0.1, only when allowPrivate. Host names are not resolved: the dialer
+// checks where they point. The error matches [transport.ErrRefusedAddress], names the rule
+// and never holds the URL.
+func CheckURL(u *url.URL, allowPrivate bool) error {
 	host := u.Hostname()
 	switch strings.ToLower(u.Scheme) {
 	case "https", "wss":
@@ -189,7 +188,7 @@ func CheckURL(u *url.URL, allowLocal, allowPrivate bool) error {
 		if host != "localhost" && host != "127.0.0.1" {
 			return errNotHTTPS
 		}
-		if !allowLocal {
+		if !allowPrivate {
 			return errLocal
 		}
 		return nil

@@ -78,7 +78,7 @@ func TestShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Service != base.Service || c.HTTP != base.HTTP || c.Logger != base.Logger || c.Polls != base.Polls ||
-		!c.AllowLocalHTTP || c.MaxBody != 10 || c.Credential != nil || c.PollInterval != 5*time.Second {
+		!c.AllowPrivateAddresses || c.MaxBody != 10 || c.Credential != nil || c.PollInterval != 5*time.Second {
 		t.Errorf("shared config %+v from %+v", c, base)
 	}
 }

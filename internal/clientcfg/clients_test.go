@@ -94,16 +94,16 @@ const (
 	private  = "points at a private address; allowed only with AllowPrivateAddresses"
 )
 
-// refusedAs reports whether err is the address rules' refusal naming rule: for a HITL case,
-// the hitl object's field error with that problem; for every other request, an error
-// matching transport.ErrRefusedAddress whose text names it.
+// refusedAs reports whether err is the address rules' refusal naming rule: an error matching
+// transport.ErrRefusedAddress whose text (for a HITL case, the hitl object's field error)
+// names it.
 func refusedAs(err error, rule string) bool {
+	if !errors.Is(err, transport.ErrRefusedAddress) {
+		return false
+	}
 	var inv *hitl.InvalidError
 	if errors.As(err, &inv) && len(inv.Problems) == 1 && inv.Problems[0].Field == "poll_url" {
 		return slices.Contains(strings.Split(rule, "|"), inv.Problems[0].Problem)
-	}
-	if !errors.Is(err, transport.ErrRefusedAddress) {
-		return false
 	}
 	for _, p := range strings.Split(rule, "|") {
 		if strings.Contains(err.Error(), p) {
@@ -236,6 +236,11 @@ func TestOwnOptionBadValue(t *testing.T) {
 	_, err := hitl.NewClient(hitl.WithForwarder(nil))
 	if !refusedOption(err, "hitl", "hitl.WithForwarder", "") || strings.Contains(err.Error(), "clients only") {
 		t.Errorf("hitl.WithForwarder(nil): %v", err)
+	}
+	// The value is never in the error: an origin mistyped around a secret stays secret.
+	_, err = hitl.NewClient(hitl.WithTrustedOrigins("svc:sk-live-secret@"))
+	if !refusedOption(err, "hitl", "hitl.WithTrustedOrigins", "") || strings.Contains(err.Error(), "sk-live") {
+		t.Errorf("hitl.WithTrustedOrigins with a bad origin: %v", err)
 	}
 	_, err = hxp.NewClient("https://hxp.example", hxp.WithAPIPrefix("v1"))
 	if !refusedOption(err, "hxp", "hxp.WithAPIPrefix", "") {

@@ -24,14 +24,15 @@ type Settings struct {
 	// address rules and poll bound this client reuses (a hitl client's A2A waits).
 	Shared any
 
-	HTTP                  *http.Client
-	Logger                *slog.Logger
-	Credential            func(context.Context) (string, error)
-	MaxBody               int64
-	MaxPollsInFlight      int
-	PollInterval          time.Duration
-	RequestTimeout        time.Duration
-	AllowLocalHTTP        bool
+	HTTP             *http.Client
+	Logger           *slog.Logger
+	Credential       func(context.Context) (string, error)
+	MaxBody          int64
+	MaxPollsInFlight int
+	PollInterval     time.Duration
+	RequestTimeout   time.Duration
+	// AllowPrivateAddresses admits private and loopback addresses, and plain http on
+	// localhost (transport.WithAllowPrivateAddresses).
 	AllowPrivateAddresses bool
 }
 

@@ -9,14 +9,15 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// Of maps a human's action word to its Decision, case-insensitively: approve, approved and
-// confirm are DecisionApprove; reject, rejected, deny, cancel and abort are DecisionReject;
-// "" is "" (no decision); every other word (edit, select, submit, a service's own) is
-// DecisionAnswer.
+// Of maps a human's action word to its Decision, case-insensitively and without surrounding
+// space: approve, approved and confirm are DecisionApprove; reject, rejected, deny, cancel and
+// abort are DecisionReject; "" is "" (no decision); every other word (edit, select, submit, a
+// service's own, even one of spaces only) is DecisionAnswer.
 func Of(action string) transport.Decision {
-	switch strings.ToLower(strings.TrimSpace(action)) {
-	case "":
+	if action == "" {
 		return ""
+	}
+	switch strings.ToLower(strings.TrimSpace(action)) {
 	case "approve", "approved", "confirm":
 		return transport.DecisionApprove
 	case "reject", "rejected", "deny", "cancel", "abort":
