@@ -81,13 +81,11 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{"request_id": rq.id, "status": "pending", "created_at": st["created_at"],
 		"expires_at": st["expires_at"], "poll_url": "/hxp/v1/requests/" + rq.id}
-	wsBase := "ws" + strings.TrimPrefix(s.URL, "http")
-	if s.cfg.profile == ProfileReference {
-		scheme := "ws://"
-		if s.srv.TLS != nil {
-			scheme = "wss://"
-		}
-		wsBase = scheme + "localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
+	wsBase := "ws" + strings.TrimPrefix(s.URL, "http") // wss:// over TLS, on the listener's own host
+	if s.cfg.profile == ProfileReference && s.srv.TLS == nil {
+		// The certificate of StartTLS covers 127.0.0.1, not localhost: over TLS the
+		// listener's host stays.
+		wsBase = "ws://localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
 	}
 	switch s.cfg.shape {
 	case WSQuery:

@@ -71,8 +71,9 @@ const (
 	// open), a reason stored as whatever JSON the human sent, pause and fail timeouts both
 	// ending as expired without a receipt, a default applied on timeout reported as
 	// completed by "system", evidence over id:JSON(result):completed_at:secret, PROVIDE
-	// answers not validated, list limits not capped, and ws_url always
-	// ws://localhost:PORT (another origin than http://127.0.0.1:PORT).
+	// answers not validated, list limits not capped, and ws_url ws://localhost:PORT
+	// (another origin than http://127.0.0.1:PORT) — except over TLS ([Server.StartTLS]),
+	// where it is wss://127.0.0.1:PORT, a host the certificate covers.
 	ProfileReference
 )
 
@@ -202,9 +203,11 @@ func (s *Server) Start() {
 	s.URL = s.srv.URL
 }
 
-// StartTLS starts the server on a loopback port over TLS, so ws_url is a wss:// URL; the
-// protocol is HTTP/1.1, which the WebSocket upgrade needs. [Server.Certificate] is its
-// certificate and [Server.Client] trusts it. It panics if the server was already started.
+// StartTLS starts the server on a loopback port over TLS, so ws_url is a wss:// URL on the
+// listener's own host, 127.0.0.1, whatever the profile; the protocol is HTTP/1.1, which the
+// WebSocket upgrade needs. [Server.Certificate] is its certificate, which covers 127.0.0.1,
+// ::1 and example.com (with its subdomains) but not localhost; [Server.Client] trusts it.
+// It panics if the server was already started.
 func (s *Server) StartTLS() {
 	if s.srv != nil {
 		panic("hxptest: Server already started")

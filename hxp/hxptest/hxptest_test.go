@@ -274,64 +274,62 @@ func TestUnstarted(t *testing.T) {
 	create(t, s, 60, "default")
 }
 
-// TestStartTLS: a server started over TLS gives wss:// URLs, and an agent that trusts its
-// certificate waits on a request over them: the human's answer arrives over the WebSocket,
-// long before the next poll. The request log names the request of each call.
+// TestStartTLS: on every profile, a server started over TLS gives wss:// URLs on its own
+// host, and an agent that trusts its certificate waits on a request over them: the human's
+// answer arrives over the WebSocket, long before the next poll is due (a minute). The
+// request log names the request of each call.
 func TestStartTLS(t *testing.T) {
-	s := hxptest.NewUnstartedServer()
-	s.StartTLS()
-	defer s.Close()
-	if !strings.HasPrefix(s.URL, "https://127.0.0.1:") || s.Certificate() == nil {
-		t.Fatalf("URL %q, certificate %v", s.URL, s.Certificate())
-	}
-	agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
-		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)), transport.WithPollInterval(time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cr, err := agent.Create(t.Context(), &hxp.Request{AgentID: "agent_1", TimeoutSeconds: 3600,
-		Decide: &hxp.Decide{Question: "Ship?", Options: []string{"Ship", "Hold"}, DefaultOption: "Hold"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "wss" + strings.TrimPrefix(s.URL, "https") + "/hxp/ws?request_id=" + cr.RequestID; cr.WSURL != want {
-		t.Fatalf("ws_url %q; want %q", cr.WSURL, want)
-	}
-	polled := func() bool {
-		return slices.ContainsFunc(s.Requests(), func(r hxptest.Request) bool { return r.Method == http.MethodGet && r.RequestID == cr.RequestID })
-	}
-	go func() {
-		for !polled() { // the wait subscribes before its first poll
-			<-time.After(5 * time.Millisecond)
-		}
-		if _, err := s.Resolve(cr.RequestID, "Ship", "", hxptest.HumanID); err != nil {
-			t.Error(err)
-		}
-	}()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	res, err := agent.Wait(ctx, cr, nil)
-	if err != nil || res.Action != "Ship" {
-		t.Fatalf("Wait = %+v, %v; want Ship", res, err)
-	}
-	s.Close() // a WebSocket is logged when it ends
-	var paths []string
-	for _, r := range s.Requests() {
-		paths = append(paths, r.Method+" "+r.Path)
-		if want := cr.RequestID; r.Path != "/hxp/v1/requests" && r.RequestID != want {
-			t.Errorf("%s %s logged for request %q; want %q", r.Method, r.Path, r.RequestID, want)
-		}
-	}
-	if want := []string{"POST /hxp/v1/requests", "GET /hxp/v1/requests/" + cr.RequestID, "GET /hxp/ws"}; !slices.Equal(paths, want) {
-		t.Errorf("requests %v; want %v (the outcome over the WebSocket, one poll)", paths, want)
-	}
-
-	// The reference server names localhost in ws_url; over TLS, with the wss scheme.
-	ref := hxptest.NewUnstartedServer(hxptest.WithProfile(hxptest.ProfileReference))
-	ref.StartTLS()
-	defer ref.Close()
-	_, created := create(t, ref, 60, "default")
-	if ws, _ := created["ws_url"].(string); !strings.HasPrefix(ws, "wss://localhost:") {
-		t.Errorf("reference profile over TLS: ws_url %q; want wss://localhost:…", ws)
+	for _, profile := range hxptest.Profiles() {
+		t.Run(profile.String(), func(t *testing.T) {
+			s := hxptest.NewUnstartedServer(hxptest.WithProfile(profile))
+			s.StartTLS()
+			defer s.Close()
+			if !strings.HasPrefix(s.URL, "https://127.0.0.1:") || s.Certificate() == nil {
+				t.Fatalf("URL %q, certificate %v", s.URL, s.Certificate())
+			}
+			const poll = time.Minute
+			agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
+				transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)), transport.WithPollInterval(poll))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cr, err := agent.Create(t.Context(), &hxp.Request{AgentID: "agent_1", TimeoutSeconds: 3600,
+				Decide: &hxp.Decide{Question: "Ship?", Options: []string{"Ship", "Hold"}, DefaultOption: "Hold"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "wss" + strings.TrimPrefix(s.URL, "https") + "/hxp/ws?request_id=" + cr.RequestID; cr.WSURL != want {
+				t.Fatalf("ws_url %q; want %q", cr.WSURL, want)
+			}
+			polled := func() bool {
+				return slices.ContainsFunc(s.Requests(), func(r hxptest.Request) bool { return r.Method == http.MethodGet && r.RequestID == cr.RequestID })
+			}
+			go func() {
+				for !polled() { // the wait subscribes before its first poll
+					<-time.After(5 * time.Millisecond)
+				}
+				if _, err := s.Resolve(cr.RequestID, "Ship", "", hxptest.HumanID); err != nil {
+					t.Error(err)
+				}
+			}()
+			// Well under the poll interval: only the WebSocket can bring the answer in time.
+			ctx, cancel := context.WithTimeout(t.Context(), poll/3)
+			defer cancel()
+			res, err := agent.Wait(ctx, cr, nil)
+			if err != nil || res.Action != "Ship" {
+				t.Fatalf("Wait = %+v, %v; want Ship over the WebSocket", res, err)
+			}
+			s.Close() // a WebSocket is logged when it ends
+			var paths []string
+			for _, r := range s.Requests() {
+				paths = append(paths, r.Method+" "+r.Path)
+				if want := cr.RequestID; r.Path != "/hxp/v1/requests" && r.RequestID != want {
+					t.Errorf("%s %s logged for request %q; want %q", r.Method, r.Path, r.RequestID, want)
+				}
+			}
+			if want := []string{"POST /hxp/v1/requests", "GET /hxp/v1/requests/" + cr.RequestID, "GET /hxp/ws"}; !slices.Equal(paths, want) {
+				t.Errorf("requests %v; want %v (the outcome over the WebSocket, one poll)", paths, want)
+			}
+		})
 	}
 }
