@@ -7,7 +7,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -394,5 +397,43 @@ func TestAgentStyles(t *testing.T) {
 		if st, _ := agent.Task(p.TaskID); !slices.Equal(st.Answers, []string{tt.want}) || st.State != a2a.StateCompleted {
 			t.Errorf("style %d: agent read %q, state %s; want %q", tt.style, st.Answers, st.State, tt.want)
 		}
+	}
+}
+
+// TestCloseWhilePushesStart: task changes racing with Close start their push deliveries
+// before Close began or not at all (the race detector checks the count Close waits on),
+// and a change after Close starts none.
+func TestCloseWhilePushesStart(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			var pushed atomic.Int32
+			hook := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { pushed.Add(1) })
+			agent := a2atest.NewMemoryAgent(t, a2atest.WithAuthFirst(), a2atest.WithPushHandler(hook))
+			c := newClient(t, agent.Client())
+			ids := make([]string, 9)
+			for i := range ids {
+				ev, err := c.Send(t.Context(), agent.Endpoint(a2a.JSONRPC10), a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}},
+					&a2a.SendOptions{Push: &a2a.PushConfig{URL: "https://agent.example/push", Token: "tok"}})
+				if err != nil || ev.Task == nil {
+					t.Fatalf("Send = %+v, %v", ev, err)
+				}
+				ids[i] = ev.Task.ID
+			}
+			var changed sync.WaitGroup
+			for _, id := range ids[1:] {
+				changed.Go(func() { _ = agent.Fail(id, "stopped") })
+			}
+			agent.Close()
+			changed.Wait()
+			synctest.Wait()
+			n := pushed.Load()
+			if err := agent.Fail(ids[0], "stopped"); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			if m := pushed.Load(); m != n {
+				t.Errorf("a change after Close was pushed (%d pushes, %d before)", m, n)
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
 
@@ -93,7 +94,7 @@ type Agent struct {
 	reqs    []Request
 	faults  []fault
 	seq     int
-	pushes  sync.WaitGroup
+	pushes  inflight.Group
 	stop    context.Context
 	cancel  context.CancelFunc
 	changed chan struct{} // closed and replaced on every task change, for streams
@@ -284,7 +285,8 @@ func (a *Agent) Endpoint(b a2a.Binding) a2a.Endpoint {
 	return a2a.Endpoint{URL: a.URL + path, Binding: b}
 }
 
-// Close ends open streams and pending push deliveries and shuts the agent down.
+// Close ends open streams and pending push deliveries and shuts the agent down; it returns
+// when every delivery begun has ended, and once it has begun no new delivery starts.
 func (a *Agent) Close() {
 	a.once.Do(func() {
 		a.mu.Lock()
@@ -295,7 +297,7 @@ func (a *Agent) Close() {
 		}
 		a.mu.Unlock()
 		a.cancel()
-		a.pushes.Wait()
+		a.pushes.Close()
 		a.push.CloseIdleConnections()
 		if a.srv != nil {
 			a.srv.Close()

@@ -637,11 +637,10 @@ func (a *Agent) pushBody(t *task) []byte {
 	return mustJSON(a.spell(a2a.JSONRPC03).render(t))
 }
 
-// deliver POSTs one notification in the background; Close waits for it.
+// deliver POSTs one notification in the background; Close waits for it, and once Close has
+// begun nothing is sent.
 func (a *Agent) deliver(p pushConfig, body []byte) {
-	a.pushes.Add(1)
-	go func() {
-		defer a.pushes.Done()
+	a.pushes.Go(func() {
 		req, err := http.NewRequestWithContext(a.stop, http.MethodPost, p.url, bytes.NewReader(body))
 		if err != nil {
 			return
@@ -661,7 +660,7 @@ func (a *Agent) deliver(p pushConfig, body []byte) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
 		}
-	}()
+	})
 }
 
 func (sp spelling) writeJSON(w http.ResponseWriter, status int, v any) {

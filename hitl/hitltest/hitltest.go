@@ -42,6 +42,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -64,7 +65,7 @@ type Server struct {
 	// counts the deliveries still running.
 	stop           context.Context
 	cancel         context.CancelFunc
-	deliveries     sync.WaitGroup
+	deliveries     inflight.Group
 	callbackClient *http.Client
 
 	mu             sync.Mutex
@@ -276,7 +277,8 @@ func NewMemoryServer(tb testing.TB, opts ...Option) *Server {
 func (s *Server) Client() *http.Client { return s.client }
 
 // Close ends stalled requests, open event streams and pending callback deliveries, and shuts
-// the server down. It may be called more than once.
+// the server down; it returns when every delivery begun has ended, and once it has begun no
+// new delivery starts. It may be called more than once.
 func (s *Server) Close() {
 	s.once.Do(func() {
 		close(s.closed)
@@ -286,7 +288,7 @@ func (s *Server) Close() {
 			c.stopTimers()
 		}
 		s.mu.Unlock()
-		s.deliveries.Wait()
+		s.deliveries.Close()
 		s.callbackClient.CloseIdleConnections()
 		if s.srv != nil {
 			s.srv.Close()

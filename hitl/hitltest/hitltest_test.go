@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -248,6 +250,47 @@ func TestCallbackRetries(t *testing.T) {
 					t.Errorf("signature header %q", sigs)
 				}
 			})
+		})
+	}
+}
+
+// TestCloseWhileCallbacksStart: responses racing with Close start their callback
+// deliveries before Close began or not at all (the race detector checks the count Close
+// waits on), and a response after Close starts none.
+func TestCloseWhileCallbacksStart(t *testing.T) {
+	for range 20 {
+		synctest.Test(t, func(t *testing.T) {
+			var delivered atomic.Int32
+			agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { delivered.Add(1) })
+			s := hitltest.NewMemoryServer(t, hitltest.WithCallbackHandler(agent))
+			ids := make([]string, 9)
+			for i := range ids {
+				resp, err := s.Client().Post(s.URL+"/actions/approval", "application/json", strings.NewReader(`{"hitl_callback_url":"https://agent.test/cb"}`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				it, _ := hitl.Detect(resp, nil)
+				resp.Body.Close()
+				if it == nil {
+					t.Fatal("no case created")
+				}
+				ids[i] = it.ID()
+			}
+			var responded sync.WaitGroup
+			for _, id := range ids[1:] {
+				responded.Go(func() { _ = s.Respond(id, "approve", nil, nil) })
+			}
+			s.Close()
+			responded.Wait()
+			synctest.Wait()
+			n, recorded := delivered.Load(), len(s.Callbacks())
+			if err := s.Respond(ids[0], "approve", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			synctest.Wait()
+			if delivered.Load() != n || len(s.Callbacks()) != recorded {
+				t.Errorf("a response after Close started a callback delivery")
+			}
 		})
 	}
 }

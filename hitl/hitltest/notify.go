@@ -307,11 +307,9 @@ func (s *Server) sendCallback(c *fakeCase, event string) {
 	client := s.callbackClient
 	url := c.callbackURL
 	for range copies {
-		s.deliveries.Add(1)
-		go func() {
-			defer s.deliveries.Done()
+		s.deliveries.Go(func() {
 			s.deliver(client, url, raw, sig, Callback{CaseID: c.id, Event: event, Forged: fault == CallbackForged})
-		}()
+		})
 	}
 }
 

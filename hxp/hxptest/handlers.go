@@ -259,8 +259,11 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	s.conns.Add(1)
-	defer s.conns.Done()
+	if !s.conns.Enter() { // the server is closing
+		_ = c.CloseNow()
+		return
+	}
+	defer s.conns.Leave()
 	s.mu.Lock()
 	s.sockets[c] = true
 	s.accepted++

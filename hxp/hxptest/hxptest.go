@@ -30,6 +30,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/internal/hxphash"
+	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/ws"
 )
 
@@ -140,7 +141,7 @@ type Server struct {
 	created chan string
 	stop    context.Context
 	cancel  context.CancelFunc
-	conns   sync.WaitGroup
+	conns   inflight.Group
 
 	mu       sync.Mutex
 	requests map[string]*request
@@ -234,7 +235,8 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close ends open WebSockets and timers and shuts the server down.
+// Close ends open WebSockets and timers and shuts the server down; it returns when every
+// WebSocket handler has, and once it has begun no new WebSocket is accepted.
 func (s *Server) Close() {
 	s.cancel()
 	s.mu.Lock()
@@ -244,7 +246,7 @@ func (s *Server) Close() {
 		}
 	}
 	s.mu.Unlock()
-	s.conns.Wait()
+	s.conns.Close()
 	if s.srv != nil {
 		s.srv.Close()
 	}

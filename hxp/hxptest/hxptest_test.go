@@ -333,3 +333,33 @@ func TestStartTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseWhileWebSocketsConnect: Close racing with WebSockets being accepted waits for
+// every one it let in and lets none in after it began; the race detector and the leak
+// check hold it to that.
+func TestCloseWhileWebSocketsConnect(t *testing.T) {
+	for range 50 {
+		s := hxptest.NewUnstartedServer()
+		s.Start()
+		id, _ := create(t, s, 3600, "default")
+		h := http.Header{"Authorization": {"Bearer " + hxptest.DefaultAgentKey}}
+		url := "ws" + strings.TrimPrefix(s.URL, "http") + "/hxp/ws?request_id=" + id
+		dialed := make(chan *ws.Conn, 8)
+		for range cap(dialed) {
+			go func() {
+				c, _ := ws.Dial(t.Context(), url, s.Client(), h, 1<<20)
+				dialed <- c
+			}()
+		}
+		// Close as the first connection is through, while the others are being accepted.
+		if c := <-dialed; c != nil {
+			_ = c.Close()
+		}
+		s.Close()
+		for range cap(dialed) - 1 {
+			if c := <-dialed; c != nil {
+				_ = c.Close()
+			}
+		}
+	}
+}
