@@ -1,11 +1,15 @@
 package hitl
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,10 +52,13 @@ func kindOf(c a2a.Class) Kind {
 }
 
 // isA2AResponse reports whether a 2xx may carry an A2A task: the caller said so, the
-// response is application/a2a+json, the request negotiated an A2A version, or it went to an
-// A2A REST send (…/message:send, which 0.3 agents answer unmarked, some with 201). Only
-// headers and the path are read, so a plain 200 costs no allocation.
-func isA2AResponse(resp *http.Response, always bool) bool {
+// response is application/a2a+json, the request negotiated an A2A version, it went to an
+// A2A REST send (…/message:send, which 0.3 agents answer unmarked, some with 201), or it was
+// an A2A JSON-RPC call that answers with a task (see sentA2ARPC). Only headers and the path
+// are read, so a plain 200 costs no allocation, except the JSON answer to a JSON POST: the
+// request's JSON-RPC method is read again from its body, the one place an A2A 0.3 call is
+// marked.
+func isA2AResponse(resp *http.Response, always bool, limit int64) bool {
 	if always {
 		return true
 	}
@@ -65,7 +72,58 @@ func isA2AResponse(resp *http.Response, always bool) bool {
 	if len(resp.Request.Header["A2a-Version"]) > 0 {
 		return true
 	}
-	return resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send")
+	if resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send") {
+		return true
+	}
+	return isJSON(resp.Header) && sentA2ARPC(resp.Request, limit)
+}
+
+// isJSON reports whether h announces an application/json body, without allocating.
+func isJSON(h http.Header) bool {
+	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+}
+
+// a2aTaskMethods are the JSON-RPC methods whose answer is a task that may be paused for a
+// human: send and get, by their 0.3 (§7) and 1.0 (§9.4) names.
+var a2aTaskMethods = [...]string{"message/send", "tasks/get", "SendMessage", "GetTask"}
+
+// rpcBodies holds the buffers sentA2ARPC reads request bodies into.
+var rpcBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// sentA2ARPC reports whether req was an A2A JSON-RPC call of a2aTaskMethods, which 0.3
+// agents answer unmarked: a POST of application/json whose body can be read again
+// (GetBody, as http.NewRequest sets for in-memory bodies) and is at most limit bytes.
+func sentA2ARPC(req *http.Request, limit int64) bool {
+	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > limit {
+		return false
+	}
+	if !isJSON(req.Header) {
+		return false
+	}
+	rc, err := req.GetBody()
+	if err != nil || rc == nil {
+		return false
+	}
+	defer rc.Close()
+	buf := rpcBodies.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			rpcBodies.Put(buf)
+		}
+	}()
+	if _, err := buf.ReadFrom(io.LimitReader(rc, limit)); err != nil || !bytes.Contains(buf.Bytes(), []byte(`"jsonrpc"`)) {
+		return false
+	}
+	var call struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+	}
+	if json.Unmarshal(buf.Bytes(), &call) != nil || call.JSONRPC != "2.0" {
+		return false
+	}
+	return slices.Contains(a2aTaskMethods[:], call.Method)
 }
 
 // detectA2A reads an A2A answer. A task paused for a human is an interrupt; anything else

@@ -59,6 +59,9 @@ func TestDetectA2A(t *testing.T) {
 		{a2a.REST10, true, nil},
 		{a2a.JSONRPC03, false, &hitl.DetectOptions{A2A: true}},
 		{a2a.REST03, false, &hitl.DetectOptions{A2A: true}},
+		// Unmarked and without the option: the REST send path, the JSON-RPC method.
+		{a2a.JSONRPC03, false, nil},
+		{a2a.REST03, false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.binding), func(t *testing.T) {
@@ -78,11 +81,45 @@ func TestDetectA2A(t *testing.T) {
 			}
 		})
 	}
-	t.Run("unmarked 0.3 answer is not read", func(t *testing.T) {
+	t.Run("unmarked JSON-RPC answers read only for A2A task methods", func(t *testing.T) {
 		agent := a2atest.NewMemoryAgent(t)
-		resp := a2aCall(t, agent.Client(), agent.Endpoint(a2a.JSONRPC03), false)
-		if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
-			t.Errorf("Detect = %v, %v", it, err)
+		ep := agent.Endpoint(a2a.JSONRPC03)
+		post := func(body string, rereadable bool) *http.Response {
+			t.Helper()
+			var r io.Reader = strings.NewReader(body)
+			if !rereadable {
+				r = io.MultiReader(r) // no GetBody: the request cannot be read again
+			}
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ep.URL, r)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := agent.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = resp.Body.Close() })
+			return resp
+		}
+		send := `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"clean up"}]}}}`
+		it, err := hitl.Detect(post(send, true), nil)
+		if err != nil || it == nil || it.Kind != hitl.KindA2AInput || it.Task.Endpoint.Binding != a2a.JSONRPC03 {
+			t.Fatalf("send: Detect = %v, %v", it, err)
+		}
+		get := `{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"id":"` + it.ID() + `"}}`
+		if got, err := hitl.Detect(post(get, true), nil); err != nil || got == nil || got.ID() != it.ID() {
+			t.Errorf("get: Detect = %v, %v", got, err)
+		}
+		// A body that cannot be read again, and a method that answers no task, leave the
+		// answer unread.
+		for _, resp := range []*http.Response{post(send, false), post(`{"jsonrpc":"2.0","id":3,"method":"tasks/pushNotificationConfig/list","params":{"id":"x"}}`, true)} {
+			if got, err := hitl.Detect(resp, nil); got != nil || err != nil {
+				t.Errorf("Detect = %v, %v; want the answer left unread", got, err)
+			}
+		}
+		plain := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"result":{}}`))}
+		plain.Request, _ = http.NewRequest(http.MethodPost, "https://api.example/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"items.list"}`))
+		plain.Request.Header.Set("Content-Type", "application/json")
+		if got, err := hitl.Detect(plain, nil); got != nil || err != nil {
+			t.Errorf("another service's JSON-RPC: Detect = %v, %v", got, err)
 		}
 	})
 	t.Run("agent error is no interrupt, malformed body is an error", func(t *testing.T) {
@@ -197,6 +234,25 @@ func TestDetectPlain200AllocatesNothing(t *testing.T) {
 	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"items":[]}`)), Request: req}
 	if n := testing.AllocsPerRun(100, func() { _, _ = hitl.Detect(resp, nil) }); n != 0 {
 		t.Errorf("%v allocations", n)
+	}
+}
+
+// TestDetectJSONPostAllocations: a 200 to a JSON POST that is no JSON-RPC call costs
+// detection the request body read again into a pooled buffer, and nothing of the answer.
+func TestDetectJSONPostAllocations(t *testing.T) {
+	req, _ := http.NewRequest(http.MethodPost, "https://api.example/v1/chat", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`))
+	req.Header.Set("Content-Type", "application/json")
+	body := &trackedBody{Reader: strings.NewReader(`{"ok":true}`)}
+	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, Request: req}
+	want := 3.0
+	if raceEnabled {
+		want++ // the pooled buffer, dropped now and then by the race detector's sync.Pool
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = hitl.Detect(resp, nil) }); n > want {
+		t.Errorf("%v allocations, want at most %v", n, want)
+	}
+	if body.read.Load() {
+		t.Error("the answer's body was read")
 	}
 }
 

@@ -22,9 +22,9 @@ type reusableBody struct{ *bytes.Reader }
 func (reusableBody) Close() error { return nil }
 
 // BenchmarkDetect measures Detect on plain 200s of several sizes (target: zero
-// allocations, whatever the size), on a HITL 202, on A2A answers (a 1.0 JSON-RPC envelope
-// and a 0.3 REST task, both paused for input), and, beside each body Detect reads, a plain
-// json.Unmarshal of it into a map.
+// allocations, whatever the size), on a 200 to a JSON POST, on a HITL 202, on A2A answers (a
+// 1.0 JSON-RPC envelope, a 0.3 REST task and an unmarked 0.3 JSON-RPC envelope, each paused
+// for input), and, beside each body Detect reads, a plain json.Unmarshal of it into a map.
 func BenchmarkDetect(b *testing.B) {
 	for _, size := range []int{100, 4 << 10, 1 << 20} {
 		ok200 := bytes.Repeat([]byte(`{"k":"v"},`), size/10)
@@ -39,6 +39,19 @@ func BenchmarkDetect(b *testing.B) {
 			}
 		})
 	}
+	// A 200 to a JSON POST that is no JSON-RPC call: only the request's body is looked at
+	// again (is it an A2A JSON-RPC call?), never the answer's.
+	b.Run("200-json-post", func(b *testing.B) {
+		req, _ := http.NewRequest(http.MethodPost, "https://api.example/v1/chat", strings.NewReader(chatRequest))
+		req.Header.Set("Content-Type", "application/json")
+		resp := &http.Response{StatusCode: http.StatusOK, Request: req, Header: http.Header{"Content-Type": {"application/json"}}, Body: reusableBody{bytes.NewReader([]byte(`{"ok":true}`))}}
+		b.ReportAllocs()
+		for b.Loop() {
+			if it, err := hitl.Detect(resp, nil); it != nil || err != nil {
+				b.Fatal(it, err)
+			}
+		}
+	})
 	bodies := []struct {
 		name   string
 		status int
@@ -49,16 +62,21 @@ func BenchmarkDetect(b *testing.B) {
 		{"hitl-202", http.StatusAccepted, "https://api.svc.example/v1/search", nil, []byte(envelopeWith(hitlJSON()))},
 		{"a2a-jsonrpc-1.0", http.StatusOK, "https://agent.example/rpc", http.Header{"A2a-Version": {"1.0"}}, []byte(a2aEnvelope10)},
 		{"a2a-rest-0.3", http.StatusOK, "https://agent.example/v1/message:send", nil, []byte(a2aREST03)},
+		{"a2a-jsonrpc-0.3-unmarked", http.StatusOK, "https://agent.example/rpc", http.Header{"Content-Type": {"application/json"}}, []byte(a2aEnvelope03)},
 	}
 	for _, tc := range bodies {
 		b.Run(tc.name, func(b *testing.B) {
-			req, _ := http.NewRequest(http.MethodPost, tc.url, nil)
+			var sent io.Reader
+			if tc.name == "a2a-jsonrpc-0.3-unmarked" {
+				sent = strings.NewReader(a2aSend03) // read again to find the method
+			}
+			req, _ := http.NewRequest(http.MethodPost, tc.url, sent)
 			req.Header = tc.header
 			opts := &hitl.DetectOptions{A2A: tc.name == "a2a-rest-0.3"}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(tc.body)))
 			for b.Loop() {
-				resp := &http.Response{StatusCode: tc.status, Request: req, Body: io.NopCloser(bytes.NewReader(tc.body))}
+				resp := &http.Response{StatusCode: tc.status, Request: req, Header: tc.header, Body: io.NopCloser(bytes.NewReader(tc.body))}
 				if it, err := hitl.Detect(resp, opts); it == nil || err != nil {
 					b.Fatal(it, err)
 				}
@@ -84,7 +102,12 @@ const (
 		`"history":[{"messageId":"m0","role":"ROLE_USER","parts":[{"text":"Delete last month's reports."}]}],"metadata":{},` +
 		`"status":{"message":{"messageId":"m1","role":"ROLE_AGENT","parts":[{"text":"Tool approval required: delete_file. Reply approve or deny."},` +
 		`{"data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}]},"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-11-22T10:00:00Z"}}}}`
-	a2aREST03 = `{"task":{"id":"01a2b3c4-0000-7000-8000-000000000001","contextId":"01a2b3c4-0000-7000-8000-000000000002",` +
+	a2aEnvelope03 = `{"jsonrpc":"2.0","id":1,"result":{"kind":"task","id":"01a2b3c4-0000-7000-8000-000000000001","contextId":"01a2b3c4-0000-7000-8000-000000000002",` +
+		`"status":{"message":{"kind":"message","messageId":"m1","role":"agent","parts":[{"kind":"text","text":"Tool approval required: delete_file. Reply approve or deny."},` +
+		`{"kind":"data","data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}]},"state":"input-required","timestamp":"2026-11-22T10:00:00Z"}}}`
+	a2aSend03   = `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m0","role":"user","parts":[{"kind":"text","text":"Delete last month's reports."}]}}}`
+	chatRequest = `{"model":"m","messages":[{"role":"user","content":"Summarise last month's reports in three lines."}],"temperature":0.2,"max_tokens":512}`
+	a2aREST03   = `{"task":{"id":"01a2b3c4-0000-7000-8000-000000000001","contextId":"01a2b3c4-0000-7000-8000-000000000002",` +
 		`"status":{"message":{"messageId":"m1","role":"ROLE_AGENT","content":[{"text":"Tool approval required: delete_file. Reply approve or deny."},` +
 		`{"data":{"data":{"interaction_type":"tool_approval","tool_name":"delete_file","options":["approve","deny"]}}}]},"state":"TASK_STATE_INPUT_REQUIRED","timestamp":"2026-11-22T10:00:00Z"}}}`
 )

@@ -130,8 +130,8 @@ func WithTrustedOrigins(origins ...string) transport.Option {
 }
 
 // WithA2A reads every 2xx (a 201 included) as a possible A2A answer (see
-// [DetectOptions].A2A): for A2A 0.3 agents and relays, whose answers carry no A2A marker.
-// Default: only answers marked as A2A.
+// [DetectOptions].A2A): for relays and A2A 0.3 calls that carry no A2A marker Detect
+// recognises. Default: only answers marked as A2A or answering a recognised A2A call.
 func WithA2A() transport.Option {
 	return option("WithA2A", func(c *Client) error {
 		c.detect.A2A = true
@@ -262,7 +262,8 @@ func (s clientSender) RoundTrip(req *http.Request) (*http.Response, error) {
 // context is ctx) through send and, when the response asks for a human, forwards the question,
 // keeps the interrupt in the store, waits for the decision and forgets it again. It returns
 // the response (nil when nothing came back), the interrupt and the result as far as it got.
-// It allocates nothing for a response that asks for no human.
+// It allocates nothing for a response that asks for no human, but for a JSON answer to a
+// JSON POST, whose request body Detect reads again (see [DetectOptions].A2A).
 func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper) (*http.Response, *Interrupt, *transport.Result, error) {
 	if o == nil {
 		o = &noCallOptions

@@ -35,8 +35,11 @@ type DetectOptions struct {
 	// A2A makes every 2xx a candidate A2A answer (a JSON-RPC envelope, a REST body, a bare
 	// task), for A2A 0.3 agents and relays, which mark their answers neither way (a 202 with
 	// a "hitl" member stays a HITL case). Default false: a 2xx is read as A2A only when it is
-	// application/a2a+json, the request sent an A2A-Version header, or it went to a REST
-	// send path (…/message:send).
+	// application/a2a+json, the request sent an A2A-Version header, it went to a REST send
+	// path (…/message:send), or it was a JSON-RPC message/send or tasks/get (SendMessage,
+	// GetTask) POSTed as application/json with a body that can be read again
+	// (Request.GetBody, which http.NewRequest sets for in-memory bodies). The answer to any
+	// other request is left unread.
 	A2A bool
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
 	// transport.ErrBodyTooLarge and is still restored whole for the caller.
@@ -81,7 +84,11 @@ func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
 		return nil, nil // a stream (an A2A message/stream, say) is the caller's to read as it comes
 	}
 	success := resp.StatusCode >= 200 && resp.StatusCode < 300
-	a2aAnswer := success && isA2AResponse(resp, opts != nil && opts.A2A)
+	var limit int64
+	if opts != nil {
+		limit = opts.MaxBody
+	}
+	a2aAnswer := success && isA2AResponse(resp, opts != nil && opts.A2A, cmp.Or(max(limit, 0), httpx.DefaultBodyLimit))
 	if resp.StatusCode != http.StatusAccepted && !a2aAnswer {
 		return nil, nil
 	}

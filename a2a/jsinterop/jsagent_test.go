@@ -352,6 +352,42 @@ func TestCreated(t *testing.T) {
 	_ = out.Body.Close()
 }
 
+// TestUnmarkedJSONRPC: an agent's own code calls the SDK's JSON-RPC 0.3 binding with a plain
+// message/send, no A2A-Version and no A2A option; the answer (200, application/json) carries
+// a task asking for a human, and hitl.Client.Do sees it, puts it to the human and completes
+// the task.
+func TestUnmarkedJSONRPC(t *testing.T) {
+	p := need(t)
+	post := func() *http.Request {
+		req, _ := http.NewRequestWithContext(ctx(t), http.MethodPost, p.endpoint(a2a.JSONRPC03).URL,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m-unmarked","role":"user","parts":[{"kind":"text","text":"clean up"}]}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		return req
+	}
+	hc, err := hitl.NewClient(transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second),
+		hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := hc.Do(ctx(t), post(), &hitl.CallOptions{DetectOnly: true})
+	if err != nil || out.StatusCode != http.StatusOK || out.Interrupt == nil || out.Interrupt.Kind != hitl.KindA2AInput || out.Interrupt.Task.Endpoint.Binding != a2a.JSONRPC03 {
+		t.Fatalf("Do = %+v, %v", out, err)
+	}
+	_ = out.Body.Close()
+	if _, err := newClient(t).Cancel(ctx(t), out.Interrupt.Task.Endpoint, out.Interrupt.ID()); err != nil {
+		t.Errorf("Cancel: %v", err)
+	}
+	asked := 0
+	out, err = hc.Do(ctx(t), post(), &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: func(ctx context.Context, q *a2a.Pause) (a2a.Answer, error) {
+		asked++
+		return approve(ctx, q)
+	}}})
+	if err != nil || out.Result == nil || !out.Result.Approved() || out.Result.Status != transport.StatusCompleted || asked != 1 {
+		t.Fatalf("Do = %+v, %v after %d questions", out, err, asked)
+	}
+	_ = out.Body.Close()
+}
+
 // TestJSClientAgainstFake: the SDK's own client completes an approval against hitlkit's fake
 // agent on every binding, and reads a streamed turn to its question: the fake speaks what the
 // SDK's client understands.
