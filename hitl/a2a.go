@@ -75,7 +75,7 @@ func isA2AResponse(resp *http.Response, always bool, limit int64) bool {
 	if resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send") {
 		return true
 	}
-	return isJSON(resp.Header) && sentA2ARPC(resp.Request, limit)
+	return sentA2ARPC(resp, limit)
 }
 
 // isJSON reports whether h announces an application/json body, without allocating.
@@ -91,14 +91,16 @@ var a2aTaskMethods = [...]string{"message/send", "tasks/get", "SendMessage", "Ge
 // rpcBodies holds the buffers sentA2ARPC reads request bodies into.
 var rpcBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// sentA2ARPC reports whether req was an A2A JSON-RPC call of a2aTaskMethods, which 0.3
-// agents answer unmarked: a POST of application/json whose body can be read again
-// (GetBody, as http.NewRequest sets for in-memory bodies) and is at most limit bytes.
-func sentA2ARPC(req *http.Request, limit int64) bool {
+// sentA2ARPC reports whether resp is a JSON answer to an A2A JSON-RPC call of
+// a2aTaskMethods, which 0.3 agents answer unmarked: a POST of application/json whose body
+// can be read again (GetBody, as http.NewRequest sets for in-memory bodies) and is at most
+// limit bytes.
+func sentA2ARPC(resp *http.Response, limit int64) bool {
+	req := resp.Request
 	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > limit {
 		return false
 	}
-	if !isJSON(req.Header) {
+	if !isJSON(resp.Header) || !isJSON(req.Header) {
 		return false
 	}
 	rc, err := req.GetBody()
