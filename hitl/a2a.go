@@ -3,7 +3,6 @@ package hitl
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,56 +50,63 @@ func kindOf(c a2a.Class) Kind {
 	}
 }
 
-// isA2AResponse reports whether a 2xx may carry an A2A task: the caller said so, the
-// response is application/a2a+json, the request negotiated an A2A version, it went to an
-// A2A REST send (…/message:send, which 0.3 agents answer unmarked, some with 201), or it was
-// an A2A JSON-RPC call that answers with a task (see sentA2ARPC). Only headers and the path
-// are read, so a plain 200 costs no allocation, except the JSON answer to a JSON POST: the
-// request's JSON-RPC method is read again from its body, the one place an A2A 0.3 call is
-// marked.
-func isA2AResponse(resp *http.Response, always bool, limit int64) bool {
-	if always {
-		return true
-	}
-	if mt, _, _ := strings.Cut(resp.Header.Get("Content-Type"), ";"); strings.EqualFold(strings.TrimSpace(mt), "application/a2a+json") {
-		return true
-	}
+// a2aSignal is how a 2xx says it may carry an A2A task.
+type a2aSignal int
+
+const (
+	notA2A      a2aSignal = iota
+	markedA2A             // marked as A2A, or the caller said so (WithA2A)
+	unmarkedRPC           // the answer to a JSON-RPC call of a2aTaskMethods, marked no other way
+)
+
+// a2aSignalOf reports whether a 2xx may carry an A2A task: the caller said so (always), the
+// response is application/a2a+json, the request negotiated an A2A version or went to an A2A
+// REST send (…/message:send, which 0.3 agents answer unmarked, some with 201); or, when rpc
+// is set, it was a JSON-RPC call of a2aTaskMethods (see sentA2ARPC). Only headers and the
+// path are read, so a plain 200 costs no allocation — but for a JSON answer to a JSON POST,
+// whose request body is looked at again when rpc is set.
+func a2aSignalOf(resp *http.Response, always, rpc bool) a2aSignal {
+	switch {
+	case always, hasMediaType(resp.Header, "application/a2a+json"):
+		return markedA2A
+	case resp.Request == nil:
+		return notA2A
 	// The canonical form of A2A-Version, looked up directly: Header.Get would allocate it.
-	if resp.Request == nil {
-		return false
+	case len(resp.Request.Header["A2a-Version"]) > 0,
+		resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send"):
+		return markedA2A
+	case rpc && sentA2ARPC(resp):
+		return unmarkedRPC
 	}
-	if len(resp.Request.Header["A2a-Version"]) > 0 {
-		return true
-	}
-	if resp.Request.URL != nil && strings.HasSuffix(resp.Request.URL.Path, "/message:send") {
-		return true
-	}
-	return sentA2ARPC(resp, limit)
+	return notA2A
 }
 
-// isJSON reports whether h announces an application/json body, without allocating.
-func isJSON(h http.Header) bool {
-	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "application/json")
+// hasMediaType reports whether h's Content-Type is mt, whatever its parameters, without
+// allocating.
+func hasMediaType(h http.Header, mt string) bool {
+	got, _, _ := strings.Cut(h.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(got), mt)
 }
 
 // a2aTaskMethods are the JSON-RPC methods whose answer is a task that may be paused for a
 // human: send and get, by their 0.3 (§7) and 1.0 (§9.4) names.
 var a2aTaskMethods = [...]string{"message/send", "tasks/get", "SendMessage", "GetTask"}
 
-// rpcBodies holds the buffers sentA2ARPC reads request bodies into.
-var rpcBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// rpcPrefix is how much of a request body sentA2ARPC reads to find its JSON-RPC method.
+// Clients write jsonrpc, id and method before params (in that order, or sorted by name), so
+// the method is near the start whatever the size of the params.
+const rpcPrefix = 4 << 10
+
+// rpcPrefixes holds the buffers sentA2ARPC reads request bodies into.
+var rpcPrefixes = sync.Pool{New: func() any { return new([rpcPrefix]byte) }}
 
 // sentA2ARPC reports whether resp is a JSON answer to an A2A JSON-RPC call of
 // a2aTaskMethods, which 0.3 agents answer unmarked: a POST of application/json whose body
-// can be read again (GetBody, as http.NewRequest sets for in-memory bodies) and is at most
-// limit bytes.
-func sentA2ARPC(resp *http.Response, limit int64) bool {
+// can be read again (GetBody, as http.NewRequest sets for in-memory bodies) and names the
+// method within its first rpcPrefix bytes.
+func sentA2ARPC(resp *http.Response) bool {
 	req := resp.Request
-	if req.Method != http.MethodPost || req.GetBody == nil || req.ContentLength <= 0 || req.ContentLength > limit {
-		return false
-	}
-	if !isJSON(resp.Header) || !isJSON(req.Header) {
+	if req.Method != http.MethodPost || req.GetBody == nil || !hasMediaType(resp.Header, "application/json") || !hasMediaType(req.Header, "application/json") {
 		return false
 	}
 	rc, err := req.GetBody()
@@ -108,24 +114,96 @@ func sentA2ARPC(resp *http.Response, limit int64) bool {
 		return false
 	}
 	defer rc.Close()
-	buf := rpcBodies.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= 64<<10 {
-			buf.Reset()
-			rpcBodies.Put(buf)
+	buf := rpcPrefixes.Get().(*[rpcPrefix]byte)
+	defer rpcPrefixes.Put(buf)
+	n, err := io.ReadFull(rc, buf[:])
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false
+	}
+	head := buf[:n]
+	if !bytes.Contains(head, []byte(`"jsonrpc"`)) {
+		return false
+	}
+	return slices.Contains(a2aTaskMethods[:], rpcMethod(head))
+}
+
+// rpcMethod returns the method of the JSON-RPC request that head begins, or "" when head
+// begins no JSON-RPC request, names anything but jsonrpc and id before the method, or
+// spells a member's name or the method with escapes or beyond ASCII. It reads head as far as the method
+// only, so head may be cut anywhere after it, and allocates nothing but the method.
+func rpcMethod(head []byte) string {
+	r := rpcReader{b: head}
+	if !r.byte('{') {
+		return ""
+	}
+	for {
+		k, ok := r.plainString()
+		if !ok || !r.byte(':') {
+			return ""
 		}
-	}()
-	if _, err := buf.ReadFrom(io.LimitReader(rc, limit)); err != nil || !bytes.Contains(buf.Bytes(), []byte(`"jsonrpc"`)) {
-		return false
+		switch string(k) {
+		case "method":
+			m, _ := r.plainString()
+			return string(m)
+		case "jsonrpc", "id":
+			if !r.scalar() {
+				return ""
+			}
+		default:
+			return ""
+		}
+		if !r.byte(',') {
+			return ""
+		}
 	}
-	var call struct {
-		JSONRPC string `json:"jsonrpc"`
-		Method  string `json:"method"`
+}
+
+// rpcReader reads the few JSON tokens rpcMethod needs from the start of a body.
+type rpcReader struct {
+	b []byte
+	i int
+}
+
+// byte skips white space and then c, reporting whether c was there.
+func (r *rpcReader) byte(c byte) bool {
+	for r.i < len(r.b) && (r.b[r.i] == ' ' || r.b[r.i] == '\t' || r.b[r.i] == '\n' || r.b[r.i] == '\r') {
+		r.i++
 	}
-	if json.Unmarshal(buf.Bytes(), &call) != nil || call.JSONRPC != "2.0" {
-		return false
+	if r.i < len(r.b) && r.b[r.i] == c {
+		r.i++
+		return true
 	}
-	return slices.Contains(a2aTaskMethods[:], call.Method)
+	return false
+}
+
+// plainString reads a string of printable ASCII without escapes (ok false for any other
+// token): every name rpcMethod looks for is one.
+func (r *rpcReader) plainString() (s []byte, ok bool) {
+	if !r.byte('"') {
+		return nil, false
+	}
+	for j := r.i; j < len(r.b); j++ {
+		switch c := r.b[j]; {
+		case c == '"':
+			s, r.i = r.b[r.i:j], j+1
+			return s, true
+		case c == '\\' || c < 0x20 || c >= 0x80:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// scalar reads a string, number, true, false or null; an object or array is refused.
+func (r *rpcReader) scalar() bool {
+	if _, ok := r.plainString(); ok {
+		return true
+	}
+	start := r.i
+	for r.i < len(r.b) && strings.IndexByte("+-.0123456789Eaeflnrstu", r.b[r.i]) >= 0 {
+		r.i++
+	}
+	return r.i > start
 }
 
 // detectA2A reads an A2A answer. A task paused for a human is an interrupt; anything else

@@ -115,6 +115,34 @@ func TestDetectA2A(t *testing.T) {
 				t.Errorf("Detect = %v, %v; want the answer left unread", got, err)
 			}
 		}
+		// Content-Length unknown, the body still replayable: read all the same.
+		unknown := func() *http.Request {
+			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ep.URL, strings.NewReader(send))
+			req.Header.Set("Content-Type", "application/json")
+			req.ContentLength = -1
+			return req
+		}
+		resp, err := agent.Client().Do(unknown())
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Request = unknown() // as a transport that streams the body hands it back
+		if got, err := hitl.Detect(resp, nil); err != nil || got == nil || got.Kind != hitl.KindA2AInput {
+			t.Errorf("unknown length: Detect = %v, %v", got, err)
+		}
+		_ = resp.Body.Close()
+		// MCP has a JSON-RPC tasks/get too: its answer is not A2A, so no interrupt and no error,
+		// and the body is left whole for the caller.
+		mcpResult := `{"jsonrpc":"2.0","id":1,"result":{"taskId":"t1","status":"input_required","createdAt":"2026-11-24T10:00:00Z","ttl":60000}}`
+		mcp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(mcpResult))}
+		mcp.Request, _ = http.NewRequest(http.MethodPost, "https://mcp.example/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t1"}}`))
+		mcp.Request.Header.Set("Content-Type", "application/json")
+		if got, err := hitl.Detect(mcp, nil); got != nil || err != nil {
+			t.Errorf("MCP tasks/get: Detect = %v, %v", got, err)
+		}
+		if b, _ := io.ReadAll(mcp.Body); string(b) != mcpResult {
+			t.Errorf("MCP answer not restored: %s", b)
+		}
 		plain := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: io.NopCloser(strings.NewReader(`{"result":{}}`))}
 		plain.Request, _ = http.NewRequest(http.MethodPost, "https://api.example/rpc", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"items.list"}`))
 		plain.Request.Header.Set("Content-Type", "application/json")
@@ -237,22 +265,36 @@ func TestDetectPlain200AllocatesNothing(t *testing.T) {
 	}
 }
 
-// TestDetectJSONPostAllocations: a 200 to a JSON POST that is no JSON-RPC call costs
-// detection the request body read again into a pooled buffer, and nothing of the answer.
+// TestDetectJSONPostAllocations: a 200 to a JSON POST costs detection a look at the first
+// 4 KiB of the request body, read again into a pooled buffer, and nothing of the answer —
+// the same whatever the size of the request, a JSON-RPC call with large params included.
 func TestDetectJSONPostAllocations(t *testing.T) {
-	req, _ := http.NewRequest(http.MethodPost, "https://api.example/v1/chat", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"hello"}]}`))
-	req.Header.Set("Content-Type", "application/json")
-	body := &trackedBody{Reader: strings.NewReader(`{"ok":true}`)}
-	resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, Request: req}
-	want := 3.0
-	if raceEnabled {
-		want++ // the pooled buffer, dropped now and then by the race detector's sync.Pool
+	big := strings.Repeat("x", 1<<20)
+	tests := []struct {
+		name, body string
+		want       float64
+	}{
+		{"small", `{"model":"m","messages":[{"role":"user","content":"hello"}]}`, 2},
+		{"1 MiB", `{"model":"m","messages":[{"role":"user","content":"` + big + `"}]}`, 2},
+		{"JSON-RPC, 1 MiB of params", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"t","arguments":{"s":"` + big + `"}}}`, 3},
 	}
-	if n := testing.AllocsPerRun(100, func() { _, _ = hitl.Detect(resp, nil) }); n > want {
-		t.Errorf("%v allocations, want at most %v", n, want)
-	}
-	if body.read.Load() {
-		t.Error("the answer's body was read")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, "https://api.example/v1/call", strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			body := &trackedBody{Reader: strings.NewReader(`{"ok":true}`)}
+			resp := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: body, Request: req}
+			want := tt.want
+			if raceEnabled {
+				want++ // the pooled buffer, dropped now and then by the race detector's sync.Pool
+			}
+			if n := testing.AllocsPerRun(100, func() { _, _ = hitl.Detect(resp, nil) }); n > want {
+				t.Errorf("%v allocations, want at most %v", n, want)
+			}
+			if body.read.Load() {
+				t.Error("the answer's body was read")
+			}
+		})
 	}
 }
 

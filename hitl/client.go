@@ -195,7 +195,12 @@ func (c *Client) timeout() time.Duration {
 
 // Detect is [Detect] with the client's detection options.
 func (c *Client) Detect(resp *http.Response) (*Interrupt, error) {
-	it, err := Detect(resp, &c.detect)
+	return c.recognise(resp, true)
+}
+
+// recognise is Detect; rpc says whether the answer to an unmarked A2A JSON-RPC call is read.
+func (c *Client) recognise(resp *http.Response, rpc bool) (*Interrupt, error) {
+	it, err := detect(resp, &c.detect, rpc)
 	if it != nil && resp.Request != nil {
 		for _, w := range it.Warnings {
 			c.deviation(resp.Request.Context(), "hitl: "+w)
@@ -240,7 +245,7 @@ type Response struct {
 // without a decision it returns the response, the interrupt and the error; save the interrupt
 // to wait again later. Cancelling ctx stops the wait and returns context.Cause(ctx).
 func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
-	resp, it, r, err := c.exchange(ctx, req.WithContext(ctx), o, clientSender{c.http})
+	resp, it, r, err := c.exchange(ctx, req.WithContext(ctx), o, clientSender{c.http}, true)
 	if resp == nil {
 		return nil, err
 	}
@@ -262,9 +267,11 @@ func (s clientSender) RoundTrip(req *http.Request) (*http.Response, error) {
 // context is ctx) through send and, when the response asks for a human, forwards the question,
 // keeps the interrupt in the store, waits for the decision and forgets it again. It returns
 // the response (nil when nothing came back), the interrupt and the result as far as it got.
-// It allocates nothing for a response that asks for no human, but for a JSON answer to a
-// JSON POST, whose request body Detect reads again (see [DetectOptions].A2A).
-func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper) (*http.Response, *Interrupt, *transport.Result, error) {
+// rpc says whether the answer to an unmarked A2A JSON-RPC call is read (Do) or passed through
+// (Transport). It allocates nothing for a response that asks for no human, but for a JSON
+// answer to a JSON POST when rpc is set, whose request body it looks at again (see
+// [DetectOptions].A2A).
+func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper, rpc bool) (*http.Response, *Interrupt, *transport.Result, error) {
 	if o == nil {
 		o = &noCallOptions
 	}
@@ -286,7 +293,7 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	it, err := c.Detect(resp)
+	it, err := c.recognise(resp, rpc)
 	if it != nil && len(o.Labels) > 0 {
 		it.Labels = maps.Clone(o.Labels)
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -36,9 +35,11 @@ type DetectOptions struct {
 	// task), for A2A 0.3 agents and relays, which mark their answers neither way (a 202 with
 	// a "hitl" member stays a HITL case). Default false: a 2xx is read as A2A only when it is
 	// application/a2a+json, the request sent an A2A-Version header, it went to a REST send
-	// path (…/message:send), or it was a JSON-RPC message/send or tasks/get (SendMessage,
-	// GetTask) POSTed as application/json with a body that can be read again
-	// (Request.GetBody, which http.NewRequest sets for in-memory bodies). The answer to any
+	// path (…/message:send), or — for Detect and Client.Do, not Client.Transport — it was a
+	// JSON-RPC message/send or tasks/get (SendMessage, GetTask) POSTed as application/json
+	// with a body that can be read again (Request.GetBody, which http.NewRequest sets for
+	// in-memory bodies) and names its method within its first 4 KiB. Such an answer that is
+	// not A2A after all (another protocol's tasks/get) is no interrupt. The answer to any
 	// other request is left unread.
 	A2A bool
 	// MaxBody is the largest 202 body read; 0 means 1 MiB. A longer body fails with
@@ -77,33 +78,41 @@ var ErrBodyTimeout = errors.New("hitl: response body not read within the read ti
 // and must still close it. Detect does not block beyond reading the body and is safe to call
 // from any goroutine.
 func Detect(resp *http.Response, opts *DetectOptions) (*Interrupt, error) {
+	return detect(resp, opts, true)
+}
+
+// detect is Detect; rpc says whether the answer to an unmarked JSON-RPC call is looked at
+// (see a2aSignalOf).
+func detect(resp *http.Response, opts *DetectOptions, rpc bool) (*Interrupt, error) {
 	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
 		return nil, nil
 	}
-	if isEventStream(resp.Header) {
+	if hasMediaType(resp.Header, "text/event-stream") {
 		return nil, nil // a stream (an A2A message/stream, say) is the caller's to read as it comes
 	}
-	success := resp.StatusCode >= 200 && resp.StatusCode < 300
-	var limit int64
-	if opts != nil {
-		limit = opts.MaxBody
+	signal := notA2A
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		signal = a2aSignalOf(resp, opts != nil && opts.A2A, rpc)
 	}
-	a2aAnswer := success && isA2AResponse(resp, opts != nil && opts.A2A, cmp.Or(max(limit, 0), httpx.DefaultBodyLimit))
-	if resp.StatusCode != http.StatusAccepted && !a2aAnswer {
+	if resp.StatusCode != http.StatusAccepted && signal == notA2A {
 		return nil, nil
 	}
 	if opts == nil {
 		opts = &DetectOptions{}
 	}
 	if resp.StatusCode != http.StatusAccepted {
-		return detectA2A(resp, opts)
+		it, err := detectA2A(resp, opts)
+		if signal == unmarkedRPC && errors.Is(err, a2a.ErrMalformed) {
+			return nil, nil // another protocol's JSON-RPC answer (MCP has a tasks/get too)
+		}
+		return it, err
 	}
 	body, err := readAndRestore(resp, opts)
 	if err != nil {
 		return nil, fmt.Errorf("hitl: read 202 body: %w", httpx.StripURL(err))
 	}
 	it, err := detectBody(resp, body, opts)
-	if it == nil && err == nil && a2aAnswer && !hasHITL(body) {
+	if it == nil && err == nil && signal != notA2A && !hasHITL(body) {
 		// A 202 that is no HITL case but an A2A answer: a task it carries is read as A2A;
 		// a body that is not A2A stays plain asynchronous work.
 		it, err = decodeA2A(resp, body)
@@ -192,9 +201,3 @@ type restoredBody struct {
 }
 
 func (b *restoredBody) Close() error { return b.closer.Close() }
-
-// isEventStream reports whether h announces a text/event-stream body, without allocating.
-func isEventStream(h http.Header) bool {
-	mt, _, _ := strings.Cut(h.Get("Content-Type"), ";")
-	return strings.EqualFold(strings.TrimSpace(mt), "text/event-stream")
-}

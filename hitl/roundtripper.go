@@ -27,9 +27,16 @@ import (
 // asking response's body is closed.
 //
 // Every response that asks for no human, a stream (text/event-stream) included, is returned
-// untouched, without allocating. A request body is sent once; with a CallbackURL it is read
-// through GetBody when set, otherwise buffered up to 1 MiB (a longer one fails with
-// transport.ErrBodyTooLarge, nothing sent).
+// untouched, without allocating. So is the answer to an A2A JSON-RPC call marked as A2A no
+// other way (no A2A-Version, no application/a2a+json, no WithA2A), which [Client.Do] and
+// [Detect] do read: the A2A SDK client that sent the call reads the task itself, and could
+// not read the decided body in its place. A marked A2A answer is waited for, and its decided
+// body is hitlkit's JSON of the final task, not the agent's wire format: an A2A SDK client
+// that must read the agent's own answers takes a transport with DetectOnly.
+//
+// A request body is sent once; with a CallbackURL it is read through GetBody when set,
+// otherwise buffered up to 1 MiB (a longer one fails with transport.ErrBodyTooLarge, nothing
+// sent).
 //
 // RoundTrip returns an error and no response when the outcome is unknown: the base
 // transport's error as it is; ErrNoForwarder (nothing sent) when the client has no
@@ -61,7 +68,9 @@ type roundTripper struct {
 
 // RoundTrip implements http.RoundTripper; see [Client.Transport].
 func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, it, r, err := t.c.exchange(req.Context(), req, t.o, t.base)
+	// An unmarked JSON-RPC answer passes through: the A2A SDK client that sent the call
+	// reads it, and could not read the decided body in its place.
+	resp, it, r, err := t.c.exchange(req.Context(), req, t.o, t.base, false)
 	switch {
 	case err == nil && r == nil:
 		return resp, nil // no human asked (or DetectOnly)

@@ -325,3 +325,30 @@ func TestTransportA2A(t *testing.T) {
 		t.Errorf("body %s; want the final task (%v)", body, err)
 	}
 }
+
+// TestTransportUnderAnA2A03Client: an A2A 0.3 SDK client behind the transport, speaking
+// JSON-RPC unmarked, gets the agent's own answer (the task asking for input), which it reads
+// itself; Client.Do on the same call finds the question.
+func TestTransportUnderAnA2A03Client(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := a2atest.NewMemoryAgent(t)
+		c := newClient(t, agent.Client().Transport, hitl.WithForwarder(forwardNothing))
+		hc := &http.Client{Transport: c.Transport(agent.Client().Transport, nil)}
+		ac, err := a2a.NewClient(transport.WithHTTPClient(hc), transport.WithAllowPrivateAddresses())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := ac.Send(t.Context(), agent.Endpoint(a2a.JSONRPC03), a2a.Message{Parts: []a2a.Part{a2a.TextPart("go")}}, nil)
+		if err != nil || ev.Task == nil || ev.Task.State != a2a.StateInputRequired {
+			t.Fatalf("Send through the transport = %+v, %v; want the agent's input-required task", ev, err)
+		}
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, agent.Endpoint(a2a.JSONRPC03).URL,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"go"}]}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		out, err := c.Do(t.Context(), req, &hitl.CallOptions{DetectOnly: true})
+		if err != nil || out.Interrupt == nil || out.Interrupt.Kind != hitl.KindA2AInput {
+			t.Fatalf("Do = %+v, %v; want the question", out, err)
+		}
+		_ = out.Body.Close()
+	})
+}
