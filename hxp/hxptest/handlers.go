@@ -24,8 +24,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /hxp/v1/requests/{id}/cancel", s.agent(s.handleCancel))
 	mux.HandleFunc("GET /hxp/v1/inbox", s.human(s.handleInbox))
 	mux.HandleFunc("POST /hxp/v1/requests/{id}/resolve", s.human(s.handleResolve))
-	mux.HandleFunc("GET /hxp/ws/{id}", s.agent(s.handleWS))
-	mux.HandleFunc("GET /hxp/ws", s.agent(s.handleWS))
+	mux.HandleFunc("GET /hxp/ws/{id}", s.socket(s.agent(s.handleWS)))
+	mux.HandleFunc("GET /hxp/ws", s.socket(s.agent(s.handleWS)))
 	return mux
 }
 
@@ -47,6 +47,20 @@ func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		h(rec, r)
+	}
+}
+
+// socket counts a WebSocket request in for Close from before its upgrade until after its
+// log entry, and refuses it (503) once Close has begun: a WebSocket Close ended is in the log
+// when Close returns.
+func (s *Server) socket(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !s.conns.Enter() {
+			writeError(w, http.StatusServiceUnavailable, "unavailable", "server closing")
+			return
+		}
+		defer s.conns.Leave()
+		h(w, r)
 	}
 }
 
@@ -259,11 +273,6 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if !s.conns.Enter() { // the server is closing
-		_ = c.CloseNow()
-		return
-	}
-	defer s.conns.Leave()
 	s.mu.Lock()
 	s.sockets[c] = true
 	s.accepted++

@@ -236,7 +236,8 @@ func NewServer(tb testing.TB, opts ...Option) *Server {
 }
 
 // Close ends open WebSockets and timers and shuts the server down; it returns when every
-// WebSocket handler has, and once it has begun no new WebSocket is accepted.
+// WebSocket handler has, each logged in [Server.Requests], and once it has begun a new
+// WebSocket request is answered 503.
 func (s *Server) Close() {
 	s.cancel()
 	s.mu.Lock()

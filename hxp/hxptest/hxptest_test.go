@@ -363,3 +363,32 @@ func TestCloseWhileWebSocketsConnect(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseLogsWebSockets: once Close has returned, every WebSocket it ended is in the
+// request log, with its status.
+func TestCloseLogsWebSockets(t *testing.T) {
+	for range 100 {
+		s := hxptest.NewUnstartedServer()
+		s.Start()
+		id, _ := create(t, s, 3600, "default")
+		c, err := ws.Dial(t.Context(), "ws"+strings.TrimPrefix(s.URL, "http")+"/hxp/ws/"+id, s.Client(),
+			http.Header{"Authorization": {"Bearer " + hxptest.DefaultAgentKey}}, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Assign(id, "user_2"); err != nil {
+			t.Fatal(err)
+		}
+		if ev := read(t, c, 10*time.Second); ev != "assigned" { // the handler has the socket
+			t.Fatalf("event %q, want assigned", ev)
+		}
+		s.Close()
+		_ = c.Close()
+		reqs := s.Requests()
+		if !slices.ContainsFunc(reqs, func(r hxptest.Request) bool {
+			return r.Path == "/hxp/ws/"+id && r.Status == http.StatusSwitchingProtocols
+		}) {
+			t.Fatalf("the WebSocket ended by Close is not in the log %v", reqs)
+		}
+	}
+}
