@@ -97,12 +97,20 @@ func TestEveryHXPWaitEnds(t *testing.T) {
 				defer c.Close() // held open, never answered, until the test ends
 			}
 		}()
-		agent, err := hxp.NewClient(s.URL, transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
-			transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey)), transport.WithRequestTimeout(300*time.Millisecond))
+		common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(),
+			transport.WithPollInterval(time.Second), transport.WithAuthorization(key(hxptest.DefaultAgentKey))}
+		// The request is created under the default request timeout: the short one below
+		// bounds the handshake, and a create that outlasts it on a loaded machine would fail.
+		// A poll that outlasts it is retried.
+		creator, err := hxp.NewClient(s.URL, common...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cr, err := agent.Create(t.Context(), decide())
+		agent, err := hxp.NewClient(s.URL, append(common, transport.WithRequestTimeout(300*time.Millisecond))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := creator.Create(t.Context(), decide())
 		if err != nil {
 			t.Fatal(err)
 		}
