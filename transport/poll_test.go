@@ -170,6 +170,43 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 var errGaveUp = errors.New("gave up")
 
+// TestWatchBeforeFirstPoll: a Watch is started before the first poll goes out, so a change
+// it hears of just after that poll read the state is not lost; a wake it gives before the
+// first poll brings a confirming poll after it, MinInterval (1 s) on.
+func TestWatchBeforeFirstPoll(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		polled := make(chan struct{})
+		var polls int
+		start := time.Now()
+		var times []time.Duration
+		rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if polls++; polls == 1 {
+				close(polled)
+			}
+			times = append(times, time.Since(start))
+			return &http.Response{StatusCode: 200, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("x")), Request: r}, nil
+		})
+		w := &transport.Wait[int]{URL: "https://svc.example/s", Client: &http.Client{Transport: rt},
+			Decode: func([]byte) (int, bool, error) { return 1, polls == 2, nil },
+			Watch: []func(func(), func(int)) func(){func(wake func(), _ func(int)) func() {
+				select {
+				case <-polled:
+					t.Error("the first poll went out before the Watch was started")
+				case <-time.After(time.Second):
+				}
+				wake()
+				return func() {}
+			}},
+		}
+		if _, err := w.Run(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if want := []time.Duration{time.Second, 2 * time.Second}; !cmp.Equal(want, times) {
+			t.Errorf("poll times %v, want %v (the first after the Watch started, the confirming one 1 s on)", times, want)
+		}
+	})
+}
+
 // TestWake: wake-ups never block, and those that come before the wait looks count as one:
 // two at once end the first delay, and the next poll keeps to the interval.
 func TestWake(t *testing.T) {

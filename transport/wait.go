@@ -159,11 +159,11 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 	}
 	p := newPacer(ctx, cfg, stop)
 	stopCancelled := context.AfterFunc(ctx, p.cancelled)
-	p.start()
 	stops := make([]func(), 0, len(w.Watch))
-	for _, watch := range w.Watch {
+	for _, watch := range w.Watch { // before the first poll: no change falls between the two
 		stops = append(stops, watch(p.wake, settle))
 	}
+	p.start()
 	var wg sync.WaitGroup
 	if len(w.Push) > 0 && (w.FirstDelay > 0 || p.firstAnswered()) {
 		for _, q := range w.Push[1:] {
@@ -254,7 +254,9 @@ func newPacer[T any](ctx context.Context, w *Wait[T], stop context.CancelCauseFu
 		first: make(chan struct{}), done: make(chan struct{}), gone: make(chan struct{})}
 }
 
-// start schedules the first poll: at once, or after FirstDelay (which a wake ends).
+// start schedules the first poll: at once, or after FirstDelay (which a wake ends, one
+// that came before start included). Without FirstDelay, a wake that came before start is
+// kept, as one during the first poll: a confirming poll follows it.
 func (p *pacer[T]) start() {
 	var d time.Duration
 	if p.w.FirstDelay > 0 {
@@ -264,6 +266,9 @@ func (p *pacer[T]) start() {
 	defer p.mu.Unlock()
 	if p.finished { // the context ended before the first poll was scheduled
 		return
+	}
+	if p.woken && d > 0 {
+		d, p.woken = 0, false
 	}
 	p.delaying = d > 0
 	p.timer = time.AfterFunc(d, p.fire)
