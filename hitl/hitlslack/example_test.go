@@ -73,5 +73,5 @@ func Example() {
 	fmt.Println(updates[len(updates)-1].Text)
 	// Output:
 	// completed approve slack U0REVIEWER
-	// ✅ *Approve* by <@U0REVIEWER>
+	// ✅ *Approved* by <@U0REVIEWER>
 }

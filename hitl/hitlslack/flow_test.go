@@ -147,7 +147,7 @@ func TestApprovalInSlack(t *testing.T) {
 	}
 	updates := fake.await(t, "chat.update", 1)
 	last := updates[len(updates)-1]
-	if last.TS != posted.TS || len(buttonNames(last.Blocks)) != 0 || !strings.Contains(last.Blocks, `Approve* by \u003c@U0REVIEWER\u003e`) {
+	if last.TS != posted.TS || len(buttonNames(last.Blocks)) != 0 || !strings.Contains(last.Blocks, `✅ *Approved* by \u003c@U0REVIEWER\u003e`) {
 		t.Errorf("final update = %v %s, want the decision by the Slack user and no buttons", last, last.Blocks)
 	}
 

@@ -350,18 +350,17 @@ func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *transport.Resul
 		return ErrNotPosted
 	}
 	namedInSlack(r, by)
-	text := outcomeText(r, by)
+	// The answer is shown as the human gave it (an option, a value), its mark from the
+	// Decision: an APPROVE answered "rejected" is a rejection, whatever the word.
+	word := r.Action
 	if r.Status == transport.StatusCompleted && len(r.Data) > 0 {
-		shown := string(r.Data)
+		word = string(r.Data)
 		var s string
 		if json.Unmarshal(r.Data, &s) == nil {
-			shown = s
-		}
-		text = "✅ *" + escape(clip(shown, 200)) + "*"
-		if by != "" {
-			text += " by <@" + escape(by) + ">"
+			word = s
 		}
 	}
+	text := verdict(r, by, word)
 	err := b.show(ctx, q, q.key, q.msg, text)
 	b.end(q.key, text)
 	return err

@@ -16,7 +16,9 @@ import (
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Handler returns the http.Handler to mount at the Slack app's interactivity request URL.
@@ -180,8 +182,8 @@ func (b *Bot) claim(ctx context.Context, q *question, in *interaction) bool {
 }
 
 // decided records who decided q in Slack and shows it on the message, buttons removed.
-func (b *Bot) decided(ctx context.Context, q *question, in *interaction, answer string) {
-	text := clickedText(answer, in.user)
+func (b *Bot) decided(ctx context.Context, q *question, in *interaction, d transport.Decision, answer string) {
+	text := clickedText(d, answer, in.user)
 	b.mu.Lock()
 	q.by, q.answer = in.user, answer
 	m := q.msg
@@ -245,7 +247,7 @@ func (b *Bot) actHITL(ctx context.Context, c *hitl.Client, q *question, in *inte
 		By: hitl.Submitter{Platform: "slack", PlatformUserID: in.user, DisplayName: in.name}})
 	switch {
 	case err == nil:
-		b.decided(ctx, q, in, title(action))
+		b.decided(ctx, q, in, decision.Of(action), title(action))
 	case errors.Is(err, hitl.ErrCaseClosed):
 		b.release(ctx, q, in, "Already decided, or expired: the message shows the outcome once the agent has it.")
 	case errors.Is(err, hitl.ErrUseReviewURL), errors.Is(err, hitl.ErrNotInline):
@@ -271,6 +273,7 @@ func (b *Bot) actA2A(ctx context.Context, q *question, in *interaction) {
 	var (
 		a     a2a.Answer
 		label string
+		d     = transport.DecisionAnswer
 	)
 	switch option, isOption := strings.CutPrefix(in.value.answer, answerPrefix); {
 	case in.kind == typeViewSubmission && in.value.answer == answerModal:
@@ -280,7 +283,7 @@ func (b *Bot) actA2A(ctx context.Context, q *question, in *interaction) {
 		}
 		a, label = a2a.Answer{Action: "reply", Parts: []a2a.Part{a2a.TextPart(in.text)}}, "Replied"
 	case isOption && in.kind == typeBlockActions && slices.Contains(offered(p), option):
-		a, label = toolAnswer(p, option), option
+		a, label, d = toolAnswer(p, option), option, decision.Of(option)
 	default:
 		b.tell(ctx, in.key, in.user, "This button does not belong to this question.")
 		return
@@ -302,7 +305,7 @@ func (b *Bot) actA2A(ctx context.Context, q *question, in *interaction) {
 		b.release(ctx, q, in, "The agent is not waiting for this answer right now; try again in a moment.")
 		return
 	}
-	b.decided(ctx, q, in, title(label))
+	b.decided(ctx, q, in, d, title(label))
 }
 
 // offered are the answers a tool approval's buttons offer.
@@ -343,13 +346,18 @@ func (b *Bot) actHXP(ctx context.Context, q *question, over string, in *interact
 		result any
 		reason string
 		shown  string
+		d      = transport.DecisionAnswer
 	)
 	option, isOption := strings.CutPrefix(in.value.answer, answerPrefix)
 	switch {
 	case isOption && in.kind == typeBlockActions:
 		result, shown = option, option
+		// A DECIDE's option is an answer, whatever its text; an APPROVE's is a yes or a no.
+		if (q == nil || q.req.Request.Decide == nil) && (option == hxp.Approved || option == hxp.Rejected) {
+			d = decision.Of(option)
+		}
 	case isModal && in.kind == typeViewSubmission && modal == "rejected":
-		result, reason, shown = "rejected", in.text, "rejected"
+		result, reason, shown, d = "rejected", in.text, "rejected", transport.DecisionReject
 	case isModal && in.kind == typeViewSubmission && modal == "":
 		result, shown = in.text, in.text
 		if q != nil && q.req.Request.Provide != nil && q.req.Request.Provide.InputType == hxp.InputNumber {
@@ -379,7 +387,7 @@ func (b *Bot) actHXP(ctx context.Context, q *question, over string, in *interact
 	_, err := b.hxp.Resolve(ctx, in.value.handle, result, reason)
 	switch {
 	case err == nil:
-		b.decided(ctx, q, in, clip(shown, 200))
+		b.decided(ctx, q, in, d, clip(shown, 200))
 	case errors.Is(err, hxp.ErrAlreadyResolved):
 		b.release(ctx, q, in, "Already decided, or cancelled: the message shows the outcome once the agent has it.")
 	case errors.Is(err, hxp.ErrInvalidResolution), errors.Is(err, hxp.ErrBadRequest):

@@ -242,7 +242,7 @@ func TestFreeTextAnswerInAModal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer")
 	}
-	if upd := fake.await(t, "chat.update", 1)[0]; !strings.Contains(upd.Text, "Replied* by <@U0REVIEWER>") {
+	if upd := fake.await(t, "chat.update", 1)[0]; !strings.Contains(upd.Text, "💬 *Answered* by <@U0REVIEWER>") {
 		t.Errorf("update = %v", upd)
 	}
 }
@@ -290,7 +290,7 @@ func TestClickAfterRestart(t *testing.T) {
 		t.Errorf("%d submissions, want exactly 1", n)
 	}
 	updates := fake.of("chat.update")
-	if len(updates) != 1 || !strings.Contains(updates[0].Text, "Approve* by <@U0REVIEWER>") {
+	if len(updates) != 1 || !strings.Contains(updates[0].Text, "✅ *Approved* by <@U0REVIEWER>") {
 		t.Errorf("updates = %v", updates)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -330,45 +331,80 @@ func ended(m message, outcome string) message {
 }
 
 // outcomeText says how a Result ended, and who decided: by, a Slack user id, when the
-// decision was made in Slack.
-func outcomeText(r *transport.Result, by string) string {
+// decision was made in Slack. The verdict is read from Status, Decision and DefaultApplied,
+// never from Action, which is only the protocol's word for it (see [verdict]).
+func outcomeText(r *transport.Result, by string) string { return verdict(r, by, title(r.Action)) }
+
+// verdict is the line a message shows once its question is over, from r's Status and
+// Decision: each outcome its own mark, so that no glance takes one for another — ✅ only
+// for a completed approval by a person ([transport.Result.Approved]), ❌ a rejection, 💬 an
+// answer that is neither yes nor no, ⌛ an expiry (naming the default the service applied,
+// which no person chose), 🚫 a cancellation, ⚠️ a failure, ❔ a completion without a
+// decision. word is the protocol's own word for the answer (an action, an option, a value),
+// shown where it says more than the decision.
+func verdict(r *transport.Result, by, word string) string {
 	who := ""
 	switch {
 	case by != "":
 		who = " by <@" + escape(by) + ">"
 	case r.RespondedBy != nil && r.RespondedBy.Name != "":
-		who = " by " + escape(r.RespondedBy.Name)
+		who = " by " + escape(clip(r.RespondedBy.Name, 200))
 	}
-	switch r.Status {
-	case transport.StatusCompleted:
-		if r.Action == "" {
-			return "✅ *Done*" + who
-		}
-		where := ""
-		if by == "" {
-			where = " (on the review page)"
-		}
-		return "✅ *" + escape(title(r.Action)) + "*" + who + where
-	case transport.StatusExpired:
-		if r.DefaultApplied && r.DefaultAction != "" {
-			return "⌛ *Expired* — nobody answered in time; the default *" + escape(r.DefaultAction) + "* applied"
+	reason := ""
+	if r.Reason != "" {
+		reason = ": " + escape(clip(r.Reason, 500))
+	}
+	switch {
+	case r.Status == transport.StatusExpired || (r.Status == transport.StatusCompleted && r.DefaultApplied):
+		switch {
+		case r.DefaultApplied && r.DefaultAction != "":
+			return "⌛ *Expired* — nobody answered in time; the default *" + escape(clip(r.DefaultAction, 200)) + "* applied"
+		case r.DefaultApplied:
+			return "⌛ *Expired* — nobody answered in time; the service's default applied"
 		}
 		return "⌛ *Expired* — nobody answered in time"
-	case transport.StatusCancelled:
-		if r.Reason != "" {
-			return "🚫 *Cancelled*: " + escape(r.Reason)
+	case r.Status == transport.StatusCompleted:
+		if by == "" && r.Decision != "" {
+			who += " (on the review page)"
 		}
-		return "🚫 *Cancelled*"
+		s := decidedText(r.Decision, word, who)
+		if r.Decision == transport.DecisionReject {
+			s += reason
+		}
+		return s
+	case r.Status == transport.StatusCancelled:
+		return "🚫 *Cancelled*" + reason
+	case r.Status == transport.StatusRejected:
+		return "❌ *Rejected*" + who + reason
+	case r.Status == transport.StatusFailed:
+		return "⚠️ *Failed*" + reason
 	}
-	s := "*" + escape(title(string(r.Status))) + "*"
-	if r.Reason != "" {
-		s += ": " + escape(r.Reason)
+	return "❔ *" + escape(clip(title(string(r.Status)), 64)) + "*" + who + reason
+}
+
+// decidedText says what a person decided: the mark and word of decision d, then word (the
+// protocol's own: Confirm, Edit, an option) where it differs from the decision's, then who.
+func decidedText(d transport.Decision, word, who string) string {
+	var s string
+	same := []string{""}
+	switch d {
+	case transport.DecisionApprove:
+		s, same = "✅ *Approved*", append(same, "approve", "approved")
+	case transport.DecisionReject:
+		s, same = "❌ *Rejected*", append(same, "reject", "rejected")
+	case transport.DecisionAnswer:
+		s, same = "💬 *Answered*", append(same, "answer", "answered", "reply", "replied")
+	default:
+		s = "❔ *Completed without a decision*"
 	}
-	return "⚠️ " + s + who
+	if !slices.Contains(same, strings.ToLower(word)) {
+		s += ": *" + escape(clip(word, 200)) + "*"
+	}
+	return s + who
 }
 
 // clickedText is what a message says once someone decided it in Slack, before the wait's
-// Result is known.
-func clickedText(answer, by string) string {
-	return "✅ *" + escape(answer) + "* by <@" + escape(by) + ">"
+// Result is known: the same line the Result then shows (see [verdict]).
+func clickedText(d transport.Decision, answer, by string) string {
+	return decidedText(d, answer, " by <@"+escape(by)+">")
 }
