@@ -2,37 +2,32 @@ package hitlslack_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"time"
-
-	"github.com/slack-go/slack"
-	"github.com/slack-go/slack/slacktest"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// The question goes to the reviewer's direct message in Slack; their click on Approve is the
-// decision, and the message then says who decided. Here slack-go's test server plays Slack
-// and hitltest the service that asks.
+// A Slack approval, end to end: the question goes to the reviewer's direct message, their
+// click on Approve is the decision, and the message then shows the verdict and who gave it.
+// Here hitlslacktest plays Slack (and the reviewer's click), hitltest the service that asks.
 func Example() {
 	ctx := context.Background()
 	svc := hitltest.NewUnstartedServer()
 	svc.Start()
 	defer svc.Close()
-	workspace := newFake()
-	srv := slacktest.NewTestServer(workspace.bind)
-	srv.Start()
-	defer srv.Stop()
+	slackAPI := hitlslacktest.NewUnstartedServer()
+	slackAPI.Start()
+	defer slackAPI.Close()
 
-	api := slack.New("xoxb-your-bot-token", slack.OptionAPIURL(srv.GetAPIURL()))
-	bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("billing"))
+	// In production: slack.New(botToken) and the app's Signing Secret.
+	bot, err := hitlslack.New(slackAPI.API(), slackAPI.SigningSecret(), hitlslack.WithAgentID("billing"))
 	if err != nil {
 		panic(err)
 	}
@@ -44,17 +39,19 @@ func Example() {
 	}
 	interactivity := bot.Handler(client) // mount at the app's interactivity request URL
 
-	// The reviewer clicks Approve (Slack's signed request, played here).
+	// The reviewer clicks Approve on the message the bot posted.
+	clicked := make(chan error, 1)
 	go func() {
-		posted, ok := workspace.awaitFor("chat.postMessage", 1, 10*time.Second)
-		if !ok {
+		posted, err := slackAPI.Await(ctx, "chat.postMessage", 1)
+		if err != nil {
+			clicked <- err
 			return
 		}
-		var blocks slack.Blocks
-		_ = json.Unmarshal([]byte(posted[0].Blocks), &blocks)
-		approve := blocks.BlockSet[len(blocks.BlockSet)-1].(*slack.ActionBlock).Elements.ElementSet[0].(*slack.ButtonBlockElement)
-		req := signed(clickPayload("U0REVIEWER", posted[0].Channel, posted[0].TS, approve.Value), secret, time.Now())
-		interactivity.ServeHTTP(httptest.NewRecorder(), req)
+		req, err := slackAPI.Click(posted[0], "Approve", "U0REVIEWER")
+		if err == nil {
+			interactivity.ServeHTTP(httptest.NewRecorder(), req)
+		}
+		clicked <- err
 	}()
 
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval",
@@ -64,14 +61,17 @@ func Example() {
 		panic(err)
 	}
 	defer resp.Body.Close()
+	if err := <-clicked; err != nil {
+		panic(err)
+	}
 	if err := bot.Finish(ctx, resp.Interrupt, resp.Result); err != nil {
 		panic(err)
 	}
 	by := resp.Result.RespondedBy
-	fmt.Println(resp.Result.Status, resp.Result.Action, by.Platform, by.PlatformUserID)
-	updates := workspace.of("chat.update")
+	fmt.Println(resp.Result.Approved(), by.Platform, by.PlatformUserID)
+	updates, _ := slackAPI.Await(ctx, "chat.update", 1)
 	fmt.Println(updates[len(updates)-1].Text)
 	// Output:
-	// completed approve slack U0REVIEWER
+	// true slack U0REVIEWER
 	// ✅ *Approved* by <@U0REVIEWER>
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -95,28 +96,29 @@ func submissions(svc *hitltest.Server) int {
 func TestApprovalInSlack(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "billing")
 
 	done := a.call(ctx, svc, "approval", `{"prompt":"Refund $120 to ACME Corp?","inline":true,"inline_actions":["approve","reject"],"default_action":"reject","context":{"invoice":"INV-7","amount":120}}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	if opened := fake.of("conversations.open"); len(opened) != 1 || opened[0].User != "U0REVIEWER" {
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	if opened := of(fake, "conversations.open"); len(opened) != 1 || opened[0].User != "U0REVIEWER" {
 		t.Fatalf("conversations.open = %v, want one for the reviewer", opened)
 	}
 	if posted.Channel != "DU0REVIEWER" {
 		t.Errorf("posted to %q, want the reviewer's direct message", posted.Channel)
 	}
 	for _, want := range []string{"Refund $120 to ACME Corp?", "INV-7", "Approval review", "Expires", "then *reject* applies"} {
-		if !strings.Contains(posted.Blocks, want) {
+		if !strings.Contains(string(posted.Blocks), want) {
 			t.Errorf("the question does not show %q: %s", want, posted.Blocks)
 		}
 	}
-	btns := buttons(t, posted.Blocks)
+	btns := buttons(t, posted)
 	if len(btns) != 3 || btns["Approve"] == "" || btns["Reject"] == "" || !strings.Contains(btns["Open review"], "/review/") {
 		t.Fatalf("buttons = %v, want Approve, Reject and Open review", btns)
 	}
 
-	if code := deliver(t, a.handler, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["Approve"]), secret, time.Now())); code != http.StatusOK {
+	if code := deliver(t, a.handler, clickValue("U0REVIEWER", posted.Channel, posted.TS, btns["Approve"])); code != http.StatusOK {
 		t.Fatalf("click answered %d", code)
 	}
 	d := wait(t, done)
@@ -138,34 +140,34 @@ func TestApprovalInSlack(t *testing.T) {
 	if got := d.it.Labels; got[hitlslack.LabelChannel] != posted.Channel || got[hitlslack.LabelTS] != posted.TS || got[hitlslack.LabelAgent] != "billing" {
 		t.Errorf("labels = %v, want the message", got)
 	}
-	fake.await(t, "chat.update", 1)
+	await(t, fake, "chat.update", 1)
 	if err := a.bot.Finish(ctx, d.it, d.r); err != nil {
 		t.Fatal(err)
 	}
 	if d.r.RespondedBy == nil || d.r.RespondedBy.Platform != "slack" || d.r.RespondedBy.PlatformUserID != "U0REVIEWER" {
 		t.Errorf("RespondedBy = %+v, want the Slack user", d.r.RespondedBy)
 	}
-	updates := fake.await(t, "chat.update", 1)
+	updates := await(t, fake, "chat.update", 1)
 	last := updates[len(updates)-1]
-	if last.TS != posted.TS || len(buttonNames(last.Blocks)) != 0 || !strings.Contains(last.Blocks, `✅ *Approved* by \u003c@U0REVIEWER\u003e`) {
+	if last.TS != posted.TS || len(labels(last)) != 0 || !strings.Contains(string(last.Blocks), `✅ *Approved* by \u003c@U0REVIEWER\u003e`) {
 		t.Errorf("final update = %v %s, want the decision by the Slack user and no buttons", last, last.Blocks)
 	}
 
 	// A second click: told who decided, nothing submitted, the message unchanged.
-	if code := deliver(t, a.handler, signed(clickPayload("U0OTHER", posted.Channel, posted.TS, btns["Reject"]), secret, time.Now())); code != http.StatusOK {
+	if code := deliver(t, a.handler, clickValue("U0OTHER", posted.Channel, posted.TS, btns["Reject"])); code != http.StatusOK {
 		t.Fatalf("second click answered %d", code)
 	}
-	eph := fake.await(t, "chat.postEphemeral", 1)[0]
+	eph := await(t, fake, "chat.postEphemeral", 1)[0]
 	if eph.User != "U0OTHER" || !strings.Contains(eph.Text, "Already decided") || !strings.Contains(eph.Text, "U0REVIEWER") {
 		t.Errorf("ephemeral = %v, want already decided by the reviewer", eph)
 	}
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d inline submissions, want 1", n)
 	}
-	if n := len(fake.of("chat.update")); n != 1 {
+	if n := len(of(fake, "chat.update")); n != 1 {
 		t.Errorf("%d chat.update calls, want 1: Finish leaves the message the click updated", n)
 	}
-	for i, c := range fake.all() {
+	for i, c := range fake.Requests() {
 		t.Logf("slack call %d: %v", i+1, c)
 	}
 }

@@ -1,6 +1,8 @@
 package hitlslack_test
 
 import (
+	"encoding/json"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"net/http"
 	"net/url"
 	"strings"
@@ -17,11 +19,12 @@ import (
 func TestHostilePayloads(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "billing")
 	done := a.call(ctx, svc, "approval", `{"prompt":"Rotate the keys?","inline":true}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	approve := buttons(t, posted.Blocks)["Approve"]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	approve := value(t, posted, "Approve")
 	form := func(json string) []byte { return []byte("payload=" + url.QueryEscape(json)) }
 	long := strings.Repeat("9", 5000)
 	cases := []struct {
@@ -37,40 +40,47 @@ func TestHostilePayloads(t *testing.T) {
 		{"no user", form(`{"type":"block_actions","actions":[{"value":"` + approve + `"}]}`), http.StatusBadRequest},
 		{"a user id of 5000 bytes", form(`{"type":"block_actions","user":{"id":"` + long + `"},"actions":[{"value":"x"}]}`), http.StatusBadRequest},
 		{"no message", form(`{"type":"block_actions","user":{"id":"U1"},"actions":[{"value":"` + approve + `"}]}`), http.StatusBadRequest},
-		{"a channel of 5000 bytes", clickPayload("U1", long, posted.TS, approve), http.StatusBadRequest},
+		{"a channel of 5000 bytes", hitlslacktest.ClickBody("U1", long, posted.TS, hitlslacktest.Button{Value: approve}), http.StatusBadRequest},
 		{"no action", form(`{"type":"block_actions","user":{"id":"U1"},"actions":[]}`), http.StatusBadRequest},
-		{"another agent's button", clickPayload("U1", posted.Channel, posted.TS, strings.Replace(approve, "|billing|", "|payroll|", 1)), http.StatusOK},
-		{"a value of another app", clickPayload("U1", posted.Channel, posted.TS, "approve"), http.StatusOK},
-		{"a value too long", clickPayload("U1", posted.Channel, posted.TS, approve+long), http.StatusOK},
-		{"a modal answer of 5000 bytes", submitPayload("U1", `{"c":"D1","t":"1.2","v":"hk1|billing|a2a|h|m:"}`, long), http.StatusBadRequest},
-		{"a modal of another app", submitPayload("U1", `not json`, "x"), http.StatusOK},
+		{"another agent's button", hitlslacktest.ClickBody("U1", posted.Channel, posted.TS, hitlslacktest.Button{Value: strings.Replace(approve, "|billing|", "|payroll|", 1)}), http.StatusOK},
+		{"a value of another app", hitlslacktest.ClickBody("U1", posted.Channel, posted.TS, hitlslacktest.Button{Value: "approve"}), http.StatusOK},
+		{"a value too long", hitlslacktest.ClickBody("U1", posted.Channel, posted.TS, hitlslacktest.Button{Value: approve + long}), http.StatusOK},
+		{"a modal answer of 5000 bytes", hitlslacktest.SubmitBody("U1", modal(`{\"c\":\"D1\",\"t\":\"1.2\",\"v\":\"hk1|billing|a2a|h|m:\"}`), long), http.StatusBadRequest},
+		{"a modal of another app", hitlslacktest.SubmitBody("U1", modal(`not json`), "x"), http.StatusOK},
 		{"another interaction type", form(`{"type":"shortcut","user":{"id":"U1"}}`), http.StatusOK},
 	}
 	for _, c := range cases {
-		if code := deliver(t, a.handler, signed(c.body, secret, time.Now())); code != c.want {
+		if code := deliver(t, a.handler, hitlslacktest.Sign(c.body, secret, time.Now())); code != c.want {
 			t.Errorf("%s: answered %d, want %d", c.name, code, c.want)
 		}
 	}
 	// A forged handle of this agent on the real message: refused, nothing submitted.
 	forged := strings.Replace(approve, "|hitl:", "|hitl:AAAAAAAA", 1)
-	if code := deliver(t, a.handler, signed(clickPayload("U1", posted.Channel, posted.TS, forged), secret, time.Now())); code != http.StatusOK {
+	if code := deliver(t, a.handler, clickValue("U1", posted.Channel, posted.TS, forged)); code != http.StatusOK {
 		t.Fatalf("forged handle answered %d", code)
 	}
-	eph := fake.await(t, "chat.postEphemeral", 1)[0]
+	eph := await(t, fake, "chat.postEphemeral", 1)[0]
 	if !strings.Contains(eph.Text, "does not belong") {
 		t.Errorf("forged handle told %q", eph.Text)
 	}
 	if n := submissions(svc); n != 0 {
 		t.Fatalf("%d submissions from hostile payloads", n)
 	}
-	if code := deliver(t, a.handler, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, approve), secret, time.Now())); code != http.StatusOK {
+	if code := deliver(t, a.handler, clickValue("U0REVIEWER", posted.Channel, posted.TS, approve)); code != http.StatusOK {
 		t.Fatalf("the real click answered %d", code)
 	}
 	if d := wait(t, done); d.r.Action != "approve" {
 		t.Fatalf("Result = %v", d.r)
 	}
-	fake.await(t, "chat.update", 1) // the submission answered
+	await(t, fake, "chat.update", 1) // the submission answered
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d submissions, want 1", n)
 	}
+}
+
+// modal is a view with private metadata meta (JSON-escaped) and the one text input of
+// hitlslack's modals.
+func modal(meta string) json.RawMessage {
+	return json.RawMessage(`{"type":"modal","callback_id":"hitlslack","private_metadata":"` + meta +
+		`","blocks":[{"type":"input","block_id":"answer","element":{"type":"plain_text_input","action_id":"text"}}]}`)
 }

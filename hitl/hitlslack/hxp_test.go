@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hxp"
 	"github.com/hitlkit/hitlkit/hxp/hxptest"
 	"github.com/hitlkit/hitlkit/transport"
@@ -15,7 +16,7 @@ import (
 
 // hxpSetup starts a fake HXP server and returns an agent's client, and a bot that resolves
 // as the human.
-func hxpSetup(t *testing.T) (*hxp.Client, *fakeSlack, *hitlslack.Bot, http.Handler) {
+func hxpSetup(t *testing.T) (*hxp.Client, *hitlslacktest.Server, *hitlslack.Bot, http.Handler) {
 	t.Helper()
 	s := hxptest.NewServer(t)
 	common := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
@@ -27,7 +28,8 @@ func hxpSetup(t *testing.T) (*hxp.Client, *fakeSlack, *hitlslack.Bot, http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"), hitlslack.WithHXP(human))
 	if err != nil {
 		t.Fatal(err)
@@ -50,17 +52,17 @@ func TestHXPDecideInSlack(t *testing.T) {
 	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
 		t.Fatal(err)
 	}
-	posted := fake.await(t, "chat.postMessage", 1)[0]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
 	for _, want := range []string{"Which region", "Latency matters", "Asked by planner", "HXP DECIDE"} {
-		if !strings.Contains(posted.Blocks, want) {
+		if !strings.Contains(string(posted.Blocks), want) {
 			t.Errorf("the question does not show %q: %s", want, posted.Blocks)
 		}
 	}
-	btns := buttons(t, posted.Blocks)
+	btns := buttons(t, posted)
 	if len(btns) != 3 || btns["us-east-1"] == "" {
 		t.Fatalf("buttons = %v, want one per option", btns)
 	}
-	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["us-east-1"]), secret, time.Now()))
+	deliver(t, h, clickValue("U0REVIEWER", posted.Channel, posted.TS, btns["us-east-1"]))
 	r, err := agent.Wait(ctx, cr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -69,16 +71,16 @@ func TestHXPDecideInSlack(t *testing.T) {
 	if err := json.Unmarshal(r.Data, &got); err != nil || got != "us-east-1" || r.Decision == "" {
 		t.Fatalf("Result = %v (%s), want us-east-1 by a human", r, r.Data)
 	}
-	fake.await(t, "chat.update", 1)
+	await(t, fake, "chat.update", 1)
 	if err := bot.FinishHXP(ctx, cr, r); err != nil {
 		t.Fatal(err)
 	}
-	last := fake.await(t, "chat.update", 1)[0]
-	if !strings.Contains(last.Text, "us-east-1") || !strings.Contains(last.Text, "U0REVIEWER") || len(buttonNames(last.Blocks)) != 0 {
+	last := await(t, fake, "chat.update", 1)[0]
+	if !strings.Contains(last.Text, "us-east-1") || !strings.Contains(last.Text, "U0REVIEWER") || len(labels(last)) != 0 {
 		t.Errorf("update = %v", last)
 	}
-	deliver(t, h, signed(clickPayload("U0OTHER", posted.Channel, posted.TS, btns["eu-west-1"]), secret, time.Now()))
-	if eph := fake.await(t, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "Already decided") {
+	deliver(t, h, clickValue("U0OTHER", posted.Channel, posted.TS, btns["eu-west-1"]))
+	if eph := await(t, fake, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "Already decided") {
 		t.Errorf("second click told %q", eph.Text)
 	}
 }
@@ -95,18 +97,14 @@ func TestHXPProvideInAModal(t *testing.T) {
 	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
 		t.Fatal(err)
 	}
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, buttons(t, posted.Blocks)["Answer…"]), secret, time.Now()))
-	view := fake.await(t, "views.open", 1)[0]
-	var v struct {
-		PrivateMetadata string `json:"private_metadata"`
-	}
-	_ = json.Unmarshal([]byte(view.Blocks), &v)
-	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, "not a number"), secret, time.Now()))
-	if eph := fake.await(t, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "not a number") {
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	deliver(t, h, click(t, fake, posted, "Answer…", "U0REVIEWER"))
+	view := await(t, fake, "views.open", 1)[0]
+	deliver(t, h, submit(t, fake, view, "U0REVIEWER", "not a number"))
+	if eph := await(t, fake, "chat.postEphemeral", 1)[0]; !strings.Contains(eph.Text, "not a number") {
 		t.Errorf("told %q", eph.Text)
 	}
-	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, " 2500 "), secret, time.Now()))
+	deliver(t, h, submit(t, fake, view, "U0REVIEWER", " 2500 "))
 	r, err := agent.Wait(ctx, cr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -129,21 +127,17 @@ func TestHXPRejectWithAReason(t *testing.T) {
 	if err := bot.ForwardHXP(ctx, hitlslack.DM("U0REVIEWER"), cr); err != nil {
 		t.Fatal(err)
 	}
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	if !strings.Contains(posted.Blocks, "Q3 vendor contract") || !strings.Contains(posted.Blocks, "48000") {
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	if !strings.Contains(string(posted.Blocks), "Q3 vendor contract") || !strings.Contains(string(posted.Blocks), "48000") {
 		t.Errorf("the item and its details are not shown: %s", posted.Blocks)
 	}
-	btns := buttons(t, posted.Blocks)
+	btns := buttons(t, posted)
 	if btns["Approve"] == "" || btns["Reject…"] == "" {
-		t.Fatalf("buttons = %v", buttonNames(posted.Blocks))
+		t.Fatalf("buttons = %v", labels(posted))
 	}
-	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["Reject…"]), secret, time.Now()))
-	view := fake.await(t, "views.open", 1)[0]
-	var v struct {
-		PrivateMetadata string `json:"private_metadata"`
-	}
-	_ = json.Unmarshal([]byte(view.Blocks), &v)
-	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, "Over budget by 8k"), secret, time.Now()))
+	deliver(t, h, clickValue("U0REVIEWER", posted.Channel, posted.TS, btns["Reject…"]))
+	view := await(t, fake, "views.open", 1)[0]
+	deliver(t, h, submit(t, fake, view, "U0REVIEWER", "Over budget by 8k"))
 	r, err := agent.Wait(ctx, cr, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -33,16 +34,17 @@ func TestInlineActions(t *testing.T) {
 		t.Run(tt.typ, func(t *testing.T) {
 			ctx := t.Context()
 			svc := hitltest.NewServer(t)
-			fake, api := newSlack(t)
+			fake := hitlslacktest.NewServer(t)
+			api := fake.API()
 			a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
 			done := a.call(ctx, svc, tt.typ, tt.body)
-			posted := fake.await(t, "chat.postMessage", 1)[0]
-			got := buttonNames(posted.Blocks)
+			posted := await(t, fake, "chat.postMessage", 1)[0]
+			got := labels(posted)
 			if strings.Join(got, ",") != strings.Join(append(tt.want, "Open review"), ",") {
 				t.Fatalf("buttons = %v, want %v and Open review", got, tt.want)
 			}
-			v := buttons(t, posted.Blocks)[tt.click]
-			deliver(t, a.handler, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, v), secret, time.Now()))
+			v := buttons(t, posted)[tt.click]
+			deliver(t, a.handler, clickValue("U0REVIEWER", posted.Channel, posted.TS, v))
 			d := wait(t, done)
 			if d.r.Action != strings.ToLower(tt.click) || d.r.Decision == "" {
 				t.Fatalf("Result = %v, want %s by a human", d.r, strings.ToLower(tt.click))
@@ -57,14 +59,15 @@ func TestInlineActions(t *testing.T) {
 func TestSelectionOnTheReviewPage(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
 	done := a.call(ctx, svc, "selection", `{"prompt":"Which region?","inline":true,"context":{"options":["eu-west","us-east"]}}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	if got := buttonNames(posted.Blocks); len(got) != 1 || got[0] != "Open review" {
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	if got := labels(posted); len(got) != 1 || got[0] != "Open review" {
 		t.Fatalf("buttons = %v, want the review button only", got)
 	}
-	if !strings.Contains(posted.Blocks, "eu-west") {
+	if !strings.Contains(string(posted.Blocks), "eu-west") {
 		t.Errorf("the options are not shown: %s", posted.Blocks)
 	}
 	id := svc.NextCase(ctx.Done())
@@ -82,8 +85,8 @@ func TestSelectionOnTheReviewPage(t *testing.T) {
 	if d.r.RespondedBy.Platform != "" {
 		t.Errorf("RespondedBy = %+v: a decision on the review page names no Slack user", d.r.RespondedBy)
 	}
-	last := fake.await(t, "chat.update", 1)[0]
-	if !strings.Contains(last.Text, "Select* by Ana Lima (on the review page)") || len(buttonNames(last.Blocks)) != 0 {
+	last := await(t, fake, "chat.update", 1)[0]
+	if !strings.Contains(last.Text, "Select* by Ana Lima (on the review page)") || len(labels(last)) != 0 {
 		t.Errorf("update = %v, want the selection on the review page and no buttons", last)
 	}
 }
@@ -96,10 +99,11 @@ func TestExpiryAndCancelUpdateTheMessage(t *testing.T) {
 		t.Run(end, func(t *testing.T) {
 			ctx := t.Context()
 			svc := hitltest.NewServer(t)
-			fake, api := newSlack(t)
+			fake := hitlslacktest.NewServer(t)
+			api := fake.API()
 			a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
 			done := a.call(ctx, svc, "approval", `{"prompt":"Pay the invoice?","inline":true,"default_action":"reject"}`)
-			posted := fake.await(t, "chat.postMessage", 1)[0]
+			posted := await(t, fake, "chat.postMessage", 1)[0]
 			id := svc.NextCase(ctx.Done())
 			want := "Expired* — nobody answered in time; the default *reject* applied"
 			if end == "expire" {
@@ -112,20 +116,20 @@ func TestExpiryAndCancelUpdateTheMessage(t *testing.T) {
 			if err := a.bot.Finish(ctx, d.it, d.r); err != nil {
 				t.Fatal(err)
 			}
-			upd := fake.await(t, "chat.update", 1)[0]
-			if upd.TS != posted.TS || !strings.Contains(upd.Text, want) || len(buttonNames(upd.Blocks)) != 0 {
+			upd := await(t, fake, "chat.update", 1)[0]
+			if upd.TS != posted.TS || !strings.Contains(upd.Text, want) || len(labels(upd)) != 0 {
 				t.Errorf("update = %v, want %q and no buttons", upd, want)
 			}
-			approve := buttons(t, posted.Blocks)["Approve"]
-			deliver(t, a.handler, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, approve), secret, time.Now()))
-			eph := fake.await(t, "chat.postEphemeral", 1)[0]
+			approve := value(t, posted, "Approve")
+			deliver(t, a.handler, clickValue("U0REVIEWER", posted.Channel, posted.TS, approve))
+			eph := await(t, fake, "chat.postEphemeral", 1)[0]
 			if !strings.Contains(eph.Text, "Already decided") || !strings.Contains(eph.Text, want) {
 				t.Errorf("late click told %q", eph.Text)
 			}
 			if n := submissions(svc); n != 0 {
 				t.Errorf("%d submissions after the case ended", n)
 			}
-			if n := len(fake.of("chat.update")); n != 1 {
+			if n := len(of(fake, "chat.update")); n != 1 {
 				t.Errorf("%d updates, want 1", n)
 			}
 		})
@@ -140,7 +144,8 @@ func TestToolApprovalInSlack(t *testing.T) {
 		t.Run(map[a2atest.Style]string{a2atest.StyleHectorV1: "hector", a2atest.StyleADK: "adk"}[style], func(t *testing.T) {
 			ctx := t.Context()
 			agent := a2atest.NewAgent(t, a2atest.WithStyle(style))
-			fake, api := newSlack(t)
+			fake := hitlslacktest.NewServer(t)
+			api := fake.API()
 			bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"))
 			if err != nil {
 				t.Fatal(err)
@@ -167,17 +172,17 @@ func TestToolApprovalInSlack(t *testing.T) {
 				}
 				done <- d
 			}()
-			posted := fake.await(t, "chat.postMessage", 1)[0]
+			posted := await(t, fake, "chat.postMessage", 1)[0]
 			for _, want := range []string{"delete_file", "/tmp/report-1.txt", "Asked by the agent at 127.0.0.1"} {
-				if !strings.Contains(posted.Blocks, want) {
+				if !strings.Contains(string(posted.Blocks), want) {
 					t.Errorf("the question does not show %q: %s", want, posted.Blocks)
 				}
 			}
-			btns := buttons(t, posted.Blocks)
+			btns := buttons(t, posted)
 			if btns["Approve"] == "" || btns["Deny"] == "" {
 				t.Fatalf("buttons = %v", btns)
 			}
-			deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, btns["Approve"]), secret, time.Now()))
+			deliver(t, h, clickValue("U0REVIEWER", posted.Channel, posted.TS, btns["Approve"]))
 			d := wait(t, done)
 			if d.r.Status != transport.StatusCompleted || d.r.Action != "approve" {
 				t.Fatalf("Result = %v", d.r)
@@ -192,7 +197,7 @@ func TestToolApprovalInSlack(t *testing.T) {
 			if d.r.RespondedBy == nil || d.r.RespondedBy.PlatformUserID != "U0REVIEWER" {
 				t.Errorf("RespondedBy = %+v", d.r.RespondedBy)
 			}
-			if n := len(fake.of("chat.postMessage")); n != 1 {
+			if n := len(of(fake, "chat.postMessage")); n != 1 {
 				t.Errorf("%d messages posted, want the one question", n)
 			}
 		})
@@ -203,7 +208,8 @@ func TestToolApprovalInSlack(t *testing.T) {
 // opens a modal; the modal's submission is the answer.
 func TestFreeTextAnswerInAModal(t *testing.T) {
 	ctx := t.Context()
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"))
 	if err != nil {
 		t.Fatal(err)
@@ -220,20 +226,20 @@ func TestFreeTextAnswerInAModal(t *testing.T) {
 		}
 		answer <- a
 	}()
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	reply := buttons(t, posted.Blocks)["Reply…"]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	reply := value(t, posted, "Reply…")
 	if reply == "" {
-		t.Fatalf("buttons = %v, want Reply…", buttonNames(posted.Blocks))
+		t.Fatalf("buttons = %v, want Reply…", labels(posted))
 	}
-	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, reply), secret, time.Now()))
-	view := fake.await(t, "views.open", 1)[0]
+	deliver(t, h, clickValue("U0REVIEWER", posted.Channel, posted.TS, reply))
+	view := await(t, fake, "views.open", 1)[0]
 	var v struct {
 		PrivateMetadata string `json:"private_metadata"`
 	}
-	if err := json.Unmarshal([]byte(view.Blocks), &v); err != nil || v.PrivateMetadata == "" {
+	if err := json.Unmarshal(view.Blocks, &v); err != nil || v.PrivateMetadata == "" {
 		t.Fatalf("modal = %s: %v", view.Blocks, err)
 	}
-	deliver(t, h, signed(submitPayload("U0REVIEWER", v.PrivateMetadata, "release/2.4"), secret, time.Now()))
+	deliver(t, h, submit(t, fake, view, "U0REVIEWER", "release/2.4"))
 	select {
 	case a := <-answer:
 		if a.Action != "reply" || len(a.Parts) != 1 || a.Parts[0].Text != "release/2.4" {
@@ -242,7 +248,7 @@ func TestFreeTextAnswerInAModal(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no answer")
 	}
-	if upd := fake.await(t, "chat.update", 1)[0]; !strings.Contains(upd.Text, "💬 *Answered* by <@U0REVIEWER>") {
+	if upd := await(t, fake, "chat.update", 1)[0]; !strings.Contains(upd.Text, "💬 *Answered* by <@U0REVIEWER>") {
 		t.Errorf("update = %v", upd)
 	}
 }
@@ -254,13 +260,14 @@ func TestFreeTextAnswerInAModal(t *testing.T) {
 func TestClickAfterRestart(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	store := &hitl.MemoryStore{}
 
 	first, stop := context.WithCancel(ctx)
 	before := newAgent(t, api, svc, store, "billing")
 	done := before.call(first, svc, "approval", `{"prompt":"Refund $120?","inline":true}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
 	awaitKept(t, store)
 	stop()
 	if d := <-done; d.err == nil {
@@ -269,11 +276,11 @@ func TestClickAfterRestart(t *testing.T) {
 	_ = before.bot.Close()
 
 	after := newAgent(t, api, svc, store, "billing")
-	approve := buttons(t, posted.Blocks)["Approve"]
-	deliver(t, after.handler, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, approve), secret, time.Now()))
-	fake.await(t, "chat.update", 1)
-	deliver(t, after.handler, signed(clickPayload("U0OTHER", posted.Channel, posted.TS, approve), secret, time.Now()))
-	fake.await(t, "chat.postEphemeral", 1)
+	approve := value(t, posted, "Approve")
+	deliver(t, after.handler, clickValue("U0REVIEWER", posted.Channel, posted.TS, approve))
+	await(t, fake, "chat.update", 1)
+	deliver(t, after.handler, clickValue("U0OTHER", posted.Channel, posted.TS, approve))
+	await(t, fake, "chat.postEphemeral", 1)
 
 	var got *transport.Result
 	err := after.client.Resume(ctx, after.bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *transport.Result) error {
@@ -289,7 +296,7 @@ func TestClickAfterRestart(t *testing.T) {
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d submissions, want exactly 1", n)
 	}
-	updates := fake.of("chat.update")
+	updates := of(fake, "chat.update")
 	if len(updates) != 1 || !strings.Contains(updates[0].Text, "✅ *Approved* by <@U0REVIEWER>") {
 		t.Errorf("updates = %v", updates)
 	}
@@ -300,18 +307,18 @@ func TestClickAfterRestart(t *testing.T) {
 func TestTwoAgentsInOneWorkspace(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	billing := newAgent(t, api, svc, &hitl.MemoryStore{}, "billing")
 	payroll := newAgent(t, api, svc, &hitl.MemoryStore{}, "payroll")
 	doneB := billing.call(ctx, svc, "approval", `{"prompt":"Refund?","inline":true}`)
-	first := fake.await(t, "chat.postMessage", 1)[0]
+	first := await(t, fake, "chat.postMessage", 1)[0]
 	doneP := payroll.call(ctx, svc, "approval", `{"prompt":"Raise?","inline":true}`)
-	second := fake.await(t, "chat.postMessage", 2)[1]
+	second := await(t, fake, "chat.postMessage", 2)[1]
 
-	for _, m := range []call{first, second} {
-		click := clickPayload("U0REVIEWER", m.Channel, m.TS, buttons(t, m.Blocks)["Reject"])
+	for _, m := range []hitlslacktest.Request{first, second} {
 		for _, a := range []*agent{payroll, billing} {
-			if code := deliver(t, a.handler, signed(click, secret, time.Now())); code != http.StatusOK {
+			if code := deliver(t, a.handler, click(t, fake, m, "Reject", "U0REVIEWER")); code != http.StatusOK {
 				t.Fatalf("answered %d", code)
 			}
 		}
@@ -321,11 +328,11 @@ func TestTwoAgentsInOneWorkspace(t *testing.T) {
 			t.Errorf("Result = %v", d.r)
 		}
 	}
-	fake.await(t, "chat.update", 2) // both submissions answered
+	await(t, fake, "chat.update", 2) // both submissions answered
 	if n := submissions(svc); n != 2 {
 		t.Errorf("%d submissions, want one per case", n)
 	}
-	if eph := fake.of("chat.postEphemeral"); len(eph) != 0 {
+	if eph := of(fake, "chat.postEphemeral"); len(eph) != 0 {
 		t.Errorf("ephemeral messages %v: an agent acted on the other's message", eph)
 	}
 }
@@ -335,9 +342,10 @@ func TestTwoAgentsInOneWorkspace(t *testing.T) {
 func TestPostFailureIsAnError(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
-	fake.fail("chat.postMessage", "channel_not_found")
+	fake.Fail("chat.postMessage", "channel_not_found")
 	d := <-a.call(ctx, svc, "approval", `{"prompt":"Go?"}`)
 	if d.err == nil || !strings.Contains(d.err.Error(), "channel_not_found") {
 		t.Fatalf("Do = %v, %v; want the post's error", d.r, d.err)
@@ -355,10 +363,11 @@ func TestPostFailureIsAnError(t *testing.T) {
 func TestReminderInTheThread(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "ops")
 	done := a.call(ctx, svc, "approval", `{"prompt":"Renew the certificate?","inline":true}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
 	id := svc.NextCase(ctx.Done())
 	// Remind once the wait follows the case's event stream: a reminder from before the wait
 	// began is one the person already had.
@@ -377,8 +386,8 @@ func TestReminderInTheThread(t *testing.T) {
 	if err := svc.Remind(id, "Still waiting"); err != nil {
 		t.Fatal(err)
 	}
-	reminder := fake.await(t, "chat.postMessage", 2)[1]
-	if reminder.TS != posted.TS || reminder.Channel != posted.Channel || len(buttonNames(reminder.Blocks)) != 0 {
+	reminder := await(t, fake, "chat.postMessage", 2)[1]
+	if reminder.ThreadTS != posted.TS || reminder.Channel != posted.Channel || len(labels(reminder)) != 0 {
 		t.Errorf("reminder = %v, want a reply in the question's thread", reminder)
 	}
 	_ = svc.Respond(id, "approve", nil, nil)
@@ -391,7 +400,8 @@ func TestReminderInTheThread(t *testing.T) {
 func TestToolApprovalAfterRestart(t *testing.T) {
 	ctx := t.Context()
 	agent := a2atest.NewAgent(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	store := &hitl.MemoryStore{}
 	process := func() (*hitlslack.Bot, *hitl.Client) {
 		bot, err := hitlslack.New(api, secret, hitlslack.WithAgentID("ops"), hitlslack.WithStore(store))
@@ -421,7 +431,7 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 		}
 		stopped <- err
 	}()
-	posted := fake.await(t, "chat.postMessage", 1)[0]
+	posted := await(t, fake, "chat.postMessage", 1)[0]
 	awaitKept(t, store)
 	stop()
 	if err := <-stopped; err == nil {
@@ -431,8 +441,8 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 
 	bot, c = process()
 	h := bot.Handler(c)
-	deliver(t, h, signed(clickPayload("U0REVIEWER", posted.Channel, posted.TS, buttons(t, posted.Blocks)["Approve"]), secret, time.Now()))
-	fake.await(t, "chat.update", 1)
+	deliver(t, h, click(t, fake, posted, "Approve", "U0REVIEWER"))
+	await(t, fake, "chat.update", 1)
 	var got *transport.Result
 	err := c.Resume(ctx, bot.Resumed(func(_ context.Context, _ *hitl.Interrupt, r *transport.Result) error {
 		got = r
@@ -447,7 +457,7 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 	if st, _ := agent.Task(got.CaseID); len(st.Answers) != 1 || st.Answers[0] != "approve" {
 		t.Errorf("the agent read %v, want one approval", st.Answers)
 	}
-	if n := len(fake.of("chat.postMessage")); n != 1 {
+	if n := len(of(fake, "chat.postMessage")); n != 1 {
 		t.Errorf("%d questions posted, want 1", n)
 	}
 }

@@ -3,17 +3,14 @@ package hitlslack_test
 import (
 	"context"
 	"errors"
-	"net/http"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
-	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -24,10 +21,8 @@ import (
 func TestRateLimitBurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := t.Context()
-		f := newFake()
-		api := slack.New("xoxb-test-token", slack.OptionAPIURL("https://slack.test/api/"),
-			slack.OptionHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: f.mux()}}))
-		bot, err := hitlslack.New(api, secret)
+		f := hitlslacktest.NewMemoryServer(t)
+		bot, err := hitlslack.New(f.API(), secret)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,8 +31,8 @@ func TestRateLimitBurst(t *testing.T) {
 		it := &hitl.Interrupt{Kind: hitl.KindHITL, Case: &hitl.Case{CaseID: "case-1", Type: hitl.TypeApproval, Prompt: "Go?",
 			ReviewURL: "https://svc.example/review/case-1?token=secret-token", PollURL: "https://svc.example/reviews/case-1/status"}}
 
-		f.rateLimit("conversations.open", 5)
-		f.rateLimit("chat.postMessage", 30, 30, 1)
+		f.RateLimit("conversations.open", 5*time.Second)
+		f.RateLimit("chat.postMessage", 30*time.Second, 30*time.Second, 1*time.Second)
 		began := time.Now()
 		if err := forward(ctx, it); err != nil {
 			t.Fatalf("forward: %v", err)
@@ -45,20 +40,20 @@ func TestRateLimitBurst(t *testing.T) {
 		if d := time.Since(began); d != 66*time.Second {
 			t.Errorf("posting took %v, want 66s (5 + 30 + 30 + 1 of Retry-After)", d)
 		}
-		if n, calls := len(f.of("chat.postMessage")), len(f.all()); n != 1 || calls != 6 {
+		if n, calls := len(of(f, "chat.postMessage")), len(f.Requests()); n != 1 || calls != 6 {
 			t.Errorf("%d messages in %d calls, want 1 in 6 (2 opens, 4 posts)", n, calls)
 		}
 
-		f.rateLimit("chat.update", 10, 20)
+		f.RateLimit("chat.update", 10*time.Second, 20*time.Second)
 		began = time.Now()
 		if err := bot.Finish(ctx, it, &transport.Result{Status: transport.StatusCompleted, CaseID: "case-1", Action: "approve"}); err != nil {
 			t.Fatalf("Finish: %v", err)
 		}
-		if d := time.Since(began); d != 30*time.Second || len(f.of("chat.update")) != 1 {
-			t.Errorf("Finish took %v with %d updates, want 30s and 1", d, len(f.of("chat.update")))
+		if d := time.Since(began); d != 30*time.Second || len(of(f, "chat.update")) != 1 {
+			t.Errorf("Finish took %v with %d updates, want 30s and 1", d, len(of(f, "chat.update")))
 		}
 
-		f.rateLimit("chat.postMessage", 120)
+		f.RateLimit("chat.postMessage", 120*time.Second)
 		short, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		second := &hitl.Interrupt{Kind: hitl.KindHITL, Case: &hitl.Case{CaseID: "case-2", Type: hitl.TypeApproval, Prompt: "And this?"}}

@@ -8,62 +8,46 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slack-go/slack"
-
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 )
-
-// TestSignedAsSlackSigns: the requests these tests sign pass slack-go's own verifier, so
-// the handler is held to Slack's scheme, not to a reading of it.
-func TestSignedAsSlackSigns(t *testing.T) {
-	body := clickPayload("U1", "D1", "1.2", "hk1|a|hitl|x|approve")
-	req := signed(body, secret, time.Now())
-	sv, err := slack.NewSecretsVerifier(req.Header, secret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(req.Body)
-	_, _ = sv.Write(b)
-	if err := sv.Ensure(); err != nil {
-		t.Fatalf("slack-go refuses the test signature: %v", err)
-	}
-}
 
 // TestSignaturesRefused: a forged, tampered, unsigned, stale (either way) or replayed
 // request is answered 401 and acts on nothing: no Slack call, no submission.
 func TestSignaturesRefused(t *testing.T) {
 	ctx := t.Context()
 	svc := hitltest.NewServer(t)
-	fake, api := newSlack(t)
+	fake := hitlslacktest.NewServer(t)
+	api := fake.API()
 	a := newAgent(t, api, svc, &hitl.MemoryStore{}, "billing")
 	done := a.call(ctx, svc, "approval", `{"prompt":"Deploy?","inline":true}`)
-	posted := fake.await(t, "chat.postMessage", 1)[0]
-	approve := buttons(t, posted.Blocks)["Approve"]
-	click := clickPayload("U0REVIEWER", posted.Channel, posted.TS, approve)
+	posted := await(t, fake, "chat.postMessage", 1)[0]
+	approve, _ := posted.Button("Approve")
+	click := hitlslacktest.ClickBody("U0REVIEWER", posted.Channel, posted.TS, approve)
 	now := time.Now()
 
-	tampered := signed(click, secret, now)
+	tampered := hitlslacktest.Sign(click, secret, now)
 	tampered.Body = io.NopCloser(strings.NewReader(strings.Replace(string(click), "U0REVIEWER", "U0MALLORY0", 1)))
-	unsigned := signed(click, secret, now)
+	unsigned := hitlslacktest.Sign(click, secret, now)
 	unsigned.Header.Del("X-Slack-Signature")
-	badScheme := signed(click, secret, now)
+	badScheme := hitlslacktest.Sign(click, secret, now)
 	badScheme.Header.Set("X-Slack-Signature", strings.Replace(badScheme.Header.Get("X-Slack-Signature"), "v0=", "v1=", 1))
 	for name, req := range map[string]*http.Request{
-		"forged":          signed(click, "not-the-secret", now),
+		"forged":          hitlslacktest.Sign(click, "not-the-secret", now),
 		"tampered":        tampered,
 		"unsigned":        unsigned,
 		"another scheme":  badScheme,
-		"stale":           signed(click, secret, now.Add(-6*time.Minute)),
-		"from the future": signed(click, secret, now.Add(6*time.Minute)),
+		"stale":           hitlslacktest.Sign(click, secret, now.Add(-6*time.Minute)),
+		"from the future": hitlslacktest.Sign(click, secret, now.Add(6*time.Minute)),
 	} {
 		if code := deliver(t, a.handler, req); code != http.StatusUnauthorized {
 			t.Errorf("%s: answered %d, want 401", name, code)
 		}
 	}
 	// Just inside the window: accepted, once.
-	replayed := signed(click, secret, now.Add(-4*time.Minute))
+	replayed := hitlslacktest.Sign(click, secret, now.Add(-4*time.Minute))
 	again := replayed.Clone(ctx)
 	again.Body = io.NopCloser(strings.NewReader(string(click)))
 	if code := deliver(t, a.handler, replayed); code != http.StatusOK {
@@ -83,18 +67,18 @@ func TestSignaturesRefused(t *testing.T) {
 	if d.r.Action != "approve" {
 		t.Fatalf("Result = %v", d.r)
 	}
-	fake.await(t, "chat.update", 1) // the submission answered
+	await(t, fake, "chat.update", 1) // the submission answered
 	if n := submissions(svc); n != 1 {
 		t.Errorf("%d submissions, want 1 (the signed click only)", n)
 	}
-	if n := len(fake.of("chat.postEphemeral")); n != 0 {
+	if n := len(of(fake, "chat.postEphemeral")); n != 0 {
 		t.Errorf("%d ephemeral messages: a refused request acted", n)
 	}
 }
 
 // TestHandlerRefusesMethodsAndSize: only POST, and a body over the bound is refused unread.
 func TestHandlerRefusesMethodsAndSize(t *testing.T) {
-	_, api := newSlack(t)
+	api := hitlslacktest.NewServer(t).API()
 	bot, err := hitlslack.New(api, secret, hitlslack.WithMaxBody(1024))
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +91,7 @@ func TestHandlerRefusesMethodsAndSize(t *testing.T) {
 		t.Errorf("GET answered %d, want 405", w.Code)
 	}
 	big := []byte("payload=" + strings.Repeat("x", 4096))
-	if code := deliver(t, h, signed(big, secret, time.Now())); code != http.StatusRequestEntityTooLarge {
+	if code := deliver(t, h, hitlslacktest.Sign(big, secret, time.Now())); code != http.StatusRequestEntityTooLarge {
 		t.Errorf("a 4 KiB body over a 1 KiB bound answered %d, want 413", code)
 	}
 }
