@@ -10,8 +10,17 @@
 // Create the [Bot] with a slack-go client holding the app's bot token and the app's signing
 // secret; mount [Bot.Handler] at the app's interactivity request URL; give
 // [Bot.Forwarder] to the hitl.Client and [Bot.Asker] to its waits; call [Bot.Finish] with
-// each Result (or wrap Resume's handler with [Bot.Resumed]). The README's "In Slack"
-// section lists the scopes and settings.
+// each Result (or wrap Resume's handler with [Bot.Resumed]). The module's README.md lists
+// the Slack app's scopes and settings and has a first program.
+//
+// # The verdict
+//
+// A message shows how its question ended from the Result's Status and Decision — never
+// from Action, the protocol's own word — each outcome with its own mark: ✅ approved (only
+// what [transport.Result.Approved] calls a go-ahead), ❌ rejected, 💬 answered with neither
+// a yes nor a no (an edit, a selection, an option, a value), ⌛ expired (naming the default
+// the service applied, which no person chose), 🚫 cancelled, ⚠️ failed, ❔ completed without
+// a decision.
 //
 // # Durability
 //
@@ -25,4 +34,10 @@
 //
 // A 429 from Slack is waited out (Retry-After) and the call made again, within the caller's
 // context; a message that could not be posted is the forwarder's error.
+//
+// # Testing
+//
+// Package hitlslacktest is a fake Slack: the Web API calls the bot makes, logged, and the
+// reviewer's clicks and modal submissions as signed interactivity requests. The package
+// Example is a Slack approval tested end to end with it.
 package hitlslack

@@ -2,7 +2,6 @@ package hitlslack_test
 
 import (
 	"encoding/json"
-	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,7 +9,9 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // TestHostilePayloads: correctly signed bodies that are malformed, oversized in a field, or
@@ -83,4 +84,45 @@ func TestHostilePayloads(t *testing.T) {
 func modal(meta string) json.RawMessage {
 	return json.RawMessage(`{"type":"modal","callback_id":"hitlslack","private_metadata":"` + meta +
 		`","blocks":[{"type":"input","block_id":"answer","element":{"type":"plain_text_input","action_id":"text"}}]}`)
+}
+
+// TestForgedInteractions: signed requests that move a real button where it does not belong
+// decide nothing: one message's Approve clicked on another message, and a modal submission
+// forged to carry an Approve button's value (a decision without the modal it needs); each is
+// told "does not belong", nothing is submitted, and the real clicks then decide.
+func TestForgedInteractions(t *testing.T) {
+	ctx := t.Context()
+	svc := hitltest.NewServer(t)
+	fake := hitlslacktest.NewServer(t)
+	a := newAgent(t, fake.API(), svc, &hitl.MemoryStore{}, "billing")
+	doneA := a.call(ctx, svc, "approval", `{"prompt":"Refund A?","inline":true}`)
+	first := await(t, fake, "chat.postMessage", 1)[0]
+	doneB := a.call(ctx, svc, "approval", `{"prompt":"Refund B?","inline":true}`)
+	second := await(t, fake, "chat.postMessage", 2)[1]
+
+	approveA, _ := first.Button("Approve")
+	moved := hitlslacktest.Sign(hitlslacktest.ClickBody("U0REVIEWER", second.Channel, second.TS, approveA), secret, time.Now())
+	meta, _ := json.Marshal(map[string]string{"c": second.Channel, "t": second.TS, "v": value(t, second, "Approve")})
+	asModal := hitlslacktest.Sign(hitlslacktest.SubmitBody("U0REVIEWER", modal(strings.ReplaceAll(string(meta), `"`, `\"`)), "yes"), secret, time.Now())
+	for name, req := range map[string]*http.Request{"a button moved to another message": moved, "a click forged as a modal": asModal} {
+		if code := deliver(t, a.handler, req); code != http.StatusOK {
+			t.Fatalf("%s: answered %d", name, code)
+		}
+	}
+	for _, eph := range await(t, fake, "chat.postEphemeral", 2) {
+		if !strings.Contains(eph.Text, "does not belong") {
+			t.Errorf("told %q", eph.Text)
+		}
+	}
+	if n := submissions(svc); n != 0 {
+		t.Fatalf("%d submissions from forged interactions", n)
+	}
+	deliver(t, a.handler, click(t, fake, first, "Reject", "U0REVIEWER"))
+	deliver(t, a.handler, click(t, fake, second, "Approve", "U0REVIEWER"))
+	if d := wait(t, doneA); d.r.Decision != transport.DecisionReject {
+		t.Errorf("A = %v", d.r)
+	}
+	if d := wait(t, doneB); !d.r.Approved() {
+		t.Errorf("B = %v", d.r)
+	}
 }

@@ -3,7 +3,6 @@ package hitlslack_test
 import (
 	"context"
 	"errors"
-	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlslack"
+	"github.com/hitlkit/hitlkit/hitl/hitlslack/hitlslacktest"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
