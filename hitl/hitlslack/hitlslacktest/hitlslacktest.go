@@ -55,8 +55,8 @@ const (
 	DefaultBotToken = "xoxb-hitlslacktest"
 )
 
-// Methods are the Web API methods the fake answers; any other is answered unknown_method.
-var Methods = []string{"chat.postMessage", "chat.update", "chat.postEphemeral", "conversations.open", "views.open"}
+// methods are the Web API methods the fake answers; any other is answered unknown_method.
+var methods = []string{"chat.postMessage", "chat.update", "chat.postEphemeral", "conversations.open", "views.open"}
 
 // maxBody bounds a Web API call's body read by the fake.
 const maxBody = 1 << 20
@@ -107,9 +107,9 @@ type Server struct {
 type Request struct {
 	// Method is the Web API method, such as "chat.postMessage".
 	Method string
-	// Channel, TS, User and Text are the call's arguments of those names (users for
-	// conversations.open, thread_ts for a reply in a thread); for chat.postMessage, TS is
-	// the new message's timestamp, or the thread's for a reply.
+	// Channel, TS, User and Text are the call's arguments of those names (User holds
+	// conversations.open's users); for chat.postMessage, TS is the new message's timestamp
+	// as the fake answered it, "" when it answered an error.
 	Channel, TS, User, Text string
 	// ThreadTS is the thread a posted message replies to; "" for a message of its own.
 	ThreadTS string
@@ -181,6 +181,8 @@ func (r Request) Button(label string) (Button, bool) {
 	return Button{}, false
 }
 
+// String prints the call for a test's failure message: the method, the answer when it was
+// not ok, the arguments and the buttons' labels.
 func (r Request) String() string {
 	s := r.Method
 	if r.Status != http.StatusOK {
@@ -409,7 +411,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func known(method string) bool {
-	for _, m := range Methods {
+	for _, m := range methods {
 		if m == method {
 			return true
 		}
