@@ -282,9 +282,10 @@ func (b *Bot) ForwardHXP(ctx context.Context, t Target, cr *hxp.Created) error {
 	return b.publish(ctx, t, &question{kind: kindHXP, req: cr, msg: b.renderHXP(cr)})
 }
 
-// Finish shows r, the Result of it, on its Slack message — the decision and who made it,
-// the expiry and the default it applied, the cancellation — with the buttons removed; a
-// later click on the message is told who decided and changes nothing. Call it with every
+// Finish shows r, the Result of it, on its Slack message — the verdict read from r's Status
+// and Decision, each outcome with its own mark (✅ only when r.Approved(); see the package
+// documentation), who decided, the default an expiry applied, a cancellation's reason — with
+// the buttons removed; a later click on the message is told the verdict and changes nothing. Call it with every
 // Result of an interrupt the Forwarder posted ([Bot.Resumed] does for Resume).
 //
 // When the decision was made in Slack, through this bot or as the service records it
@@ -326,8 +327,9 @@ func (b *Bot) Finish(ctx context.Context, it *hitl.Interrupt, r *transport.Resul
 	return err
 }
 
-// FinishHXP is Finish for a request posted with ForwardHXP: its message shows r, with the
-// buttons removed, and r.RespondedBy names the Slack user when the request was resolved
+// FinishHXP is Finish for a request posted with ForwardHXP: its message shows r's verdict
+// and the answer as given (an option, a value; an APPROVE answered "rejected" is ❌), with
+// the buttons removed, and r.RespondedBy names the Slack user when the request was resolved
 // through this bot. It returns ErrNotPosted when this process did not post the request.
 func (b *Bot) FinishHXP(ctx context.Context, cr *hxp.Created, r *transport.Result) error {
 	if cr == nil || r == nil {
