@@ -196,8 +196,8 @@ func TestDoA2ARelay(t *testing.T) {
 				req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, relay.Endpoint().URL,
 					strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"transfer 500 EUR"}]}}}`))
 				resp, err := c.Do(t.Context(), req, nil)
-				if err != nil {
-					t.Fatal(err)
+				if reject != errors.Is(err, hitl.ErrNotApproved) || (!reject && err != nil) || resp == nil {
+					t.Fatalf("Do = %v, %v; want ErrNotApproved only for the rejection", resp, err)
 				}
 				_ = resp.Body.Close()
 				want := transport.StatusCompleted

@@ -214,7 +214,7 @@ func TestDoTrickledAnswer(t *testing.T) {
 		srv := httptest.NewServer(stall(true))
 		defer srv.Close()
 		c, err := hitl.NewClient(transport.WithHTTPClient(srv.Client()), hitl.WithForwarder(hitl.WriteTo(io.Discard)),
-			hitl.WithReadTimeout(200*time.Millisecond))
+			hitl.WithReadTimeout(200*time.Millisecond), transport.WithAllowPrivateAddresses())
 		if err != nil {
 			t.Fatal(err)
 		}

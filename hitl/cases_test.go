@@ -93,7 +93,7 @@ func TestDetectCases(t *testing.T) {
 		{"case06 http events_url elsewhere", 202, with(func(h map[string]any) { h["events_url"] = "http://evil.example/events" }), nil,
 			outcome{Partial: true, Problems: []hitl.FieldError{{"events_url", "must use https"}}}},
 		{"case06 localhost without the dev flag", 202, with(func(h map[string]any) { h["poll_url"] = "http://localhost:3456/reviews/abc123/status" }), nil,
-			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "http is allowed only for localhost with AllowPrivateAddresses"}}}},
+			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "http is allowed only for localhost, with transport.WithAllowPrivateAddresses()"}}}},
 		{"case06 localhost with the dev flag", 202, with(func(h map[string]any) { h["poll_url"] = "http://localhost:3456/reviews/abc123/status" }), &hitl.DetectOptions{AllowPrivateAddresses: true},
 			outcome{Interrupt: true}},
 		{"case06 [::1] is not localhost", 202, with(func(h map[string]any) { h["poll_url"] = "http://[::1]:3456/s" }), &hitl.DetectOptions{AllowPrivateAddresses: true},
@@ -101,15 +101,15 @@ func TestDetectCases(t *testing.T) {
 		{"case06 relative poll_url", 202, with(func(h map[string]any) { h["poll_url"] = "/reviews/abc123/status" }), nil,
 			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "not an absolute URL"}}}},
 		{"private poll_url over https", 202, with(func(h map[string]any) { h["poll_url"] = "https://10.0.0.7/reviews/abc123/status" }), nil,
-			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"}}}},
 		{"link-local events_url", 202, with(func(h map[string]any) { h["events_url"] = "https://[fe80::1]/events" }), nil,
-			outcome{Partial: true, Problems: []hitl.FieldError{{"events_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+			outcome{Partial: true, Problems: []hitl.FieldError{{"events_url", "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"}}}},
 		{"metadata address submit_url", 202, with(func(h map[string]any) {
 			h["submit_url"] = "https://169.254.169.254/latest"
 			h["submit_token"] = strings.Repeat("t", 40)
-		}), nil, outcome{Partial: true, Problems: []hitl.FieldError{{"submit_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+		}), nil, outcome{Partial: true, Problems: []hitl.FieldError{{"submit_url", "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"}}}},
 		{"localhost over https", 202, with(func(h map[string]any) { h["callback_url"] = "https://localhost:8443/cb" }), nil,
-			outcome{Partial: true, Problems: []hitl.FieldError{{"callback_url", "points at a private address; allowed only with AllowPrivateAddresses"}}}},
+			outcome{Partial: true, Problems: []hitl.FieldError{{"callback_url", "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"}}}},
 		{"private address allowed", 202, with(func(h map[string]any) { h["poll_url"] = "https://192.168.1.20/reviews/abc123/status" }),
 			&hitl.DetectOptions{AllowPrivateAddresses: true}, outcome{Interrupt: true}},
 		{"public address literal", 202, with(func(h map[string]any) { h["poll_url"] = "https://203.0.113.9/reviews/abc123/status" }), nil, outcome{Interrupt: true}},

@@ -54,7 +54,7 @@ type Client struct {
 
 // NewClient returns a Client configured by opts: the common options of package transport
 // (WithHTTPClient, WithAuthorization, WithAllowPrivateAddresses, …) and this package's With
-// functions. Defaults: http.DefaultClient, no logging, no forwarder (Do then only detects),
+// functions. Defaults: http.DefaultClient, no logging, no forwarder (see [WithForwarder]),
 // no credentials on polls, HTTPS-only URLs at public addresses, polls paced by the server
 // within [1 s, 5 min] (30 s without a Retry-After), bodies up to 1 MiB. A nil option is
 // skipped; a bad value, or an option of another client, is an error matching [transport.ErrInvalidOption].
@@ -82,9 +82,10 @@ func option(name string, set func(*Client) error) transport.Option {
 	return clientcfg.Own("hitl", name, set)
 }
 
-// WithForwarder sets how the client puts a question in front of the human. Default: none,
-// so [Client.Do] only detects (and refuses to wait with [ErrNoForwarder]) unless a call
-// brings its own. A nil f is refused.
+// WithForwarder sets how the client puts a question in front of the human. Default: none:
+// [Client.Do] and [Client.Transport] pass every response that needs no human through, and
+// return one that asks for a human with its Interrupt and [ErrNoForwarder], unless the call
+// brings its own forwarder. A nil f is refused.
 func WithForwarder(f Forwarder) transport.Option {
 	return option("WithForwarder", func(c *Client) error {
 		if f == nil {
@@ -225,6 +226,12 @@ type CallOptions struct {
 	// Labels are copied onto the Interrupt the call returns, before it is forwarded and kept
 	// (see [Interrupt].Labels).
 	Labels map[string]string
+	// EveryDecisionOK returns every decision the wait learns as a success, for a caller that
+	// reads the Result itself ([Response].Result, or [ResultOf] for a [Client.Transport]):
+	// a rejection, an expiry, a cancellation, an answer that is not a yes are then no error,
+	// and a Transport answers each with a 200. Default false: only [transport.Result.Approved]
+	// is a success, anything else is a [*NotApprovedError].
+	EveryDecisionOK bool
 }
 
 // Response is what [Client.Do] returns: the service's response, and, when it asked for a
@@ -237,13 +244,24 @@ type Response struct {
 
 // Do sends req and, when the response asks for a human, forwards the question, waits for the
 // decision and returns it with the response. When no human is needed it returns the response
-// untouched. The response body is always the caller's to read and close; a 202 body that was
-// inspected is restored first.
+// untouched, whether or not the client has a forwarder. The response body is always the
+// caller's to read and close; a 202 body that was inspected is restored first.
 //
-// Do refuses to send when it would need a forwarder and has none (ErrNoForwarder). On an
-// invalid hitl object it returns the response and an [*InvalidError]. On a wait that ends
-// without a decision it returns the response, the interrupt and the error; save the interrupt
-// to wait again later. Cancelling ctx stops the wait and returns context.Cause(ctx).
+// Only a human's approval is a success: when the decision is anything else — a rejection,
+// an expiry (even with default_action "approve"), a cancellation, a failure, an answer that
+// is not a yes — Do returns the Response (with its Interrupt and Result) and a
+// [*NotApprovedError] matching [ErrNotApproved], so code that only checks err never goes
+// ahead on a "no". Set [CallOptions].EveryDecisionOK to read every decision from
+// Response.Result with a nil error. [Client.Transport] keeps the same rule.
+//
+// A request whose URL the address rules refuse (plain http, localhost, a private address,
+// without [transport.WithAllowPrivateAddresses]) is not sent: the error matches
+// transport.ErrRefusedAddress. When the response asks for a human and the client has no
+// forwarder, Do returns the Response with its Interrupt, neither forwarded nor waited on, and
+// a [*WaitError] matching [ErrNoForwarder]. On an invalid hitl object it returns the response
+// and an [*InvalidError]. On a wait that ends without a decision it returns the response, the
+// interrupt and the error; save the interrupt to wait again later. Cancelling ctx stops the
+// wait and returns context.Cause(ctx).
 func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
 	resp, it, r, err := c.exchange(ctx, req.WithContext(ctx), o, clientSender{c.http}, true)
 	if resp == nil {
@@ -279,9 +297,9 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 	if forward == nil {
 		forward = c.forward
 	}
-	if forward == nil && !o.DetectOnly {
+	if err := c.checkTarget(req); err != nil {
 		closeBody(req)
-		return nil, nil, nil, ErrNoForwarder
+		return nil, nil, nil, err
 	}
 	if o.CallbackURL != "" {
 		req = req.Clone(ctx)
@@ -300,6 +318,9 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 	if err != nil || it == nil || o.DetectOnly {
 		return resp, it, nil, err
 	}
+	if forward == nil {
+		return resp, it, nil, &WaitError{Interrupt: it, Err: ErrNoForwarder}
+	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
 	if err := forward(ctx, it); err != nil {
 		return resp, it, nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
@@ -314,10 +335,28 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 		}
 	}
 	r, err := c.wait(ctx, it, o.Wait, auth, forward)
-	if err == nil {
-		c.forget(ctx, it)
+	if err != nil {
+		return resp, it, r, err
 	}
-	return resp, it, r, err
+	c.forget(ctx, it)
+	if !r.Approved() && !o.EveryDecisionOK {
+		return resp, it, r, &NotApprovedError{Interrupt: it, Result: r}
+	}
+	return resp, it, r, nil
+}
+
+// checkTarget refuses, before anything is sent, a call whose URL the address rules refuse
+// (see [transport.WithAllowPrivateAddresses]): the error names the call (its URL redacted) and
+// the option, and matches transport.ErrRefusedAddress.
+func (c *Client) checkTarget(req *http.Request) error {
+	if req.URL == nil {
+		return errors.New("hitl: the request has no URL")
+	}
+	err := clientcfg.CheckURL(req.URL, c.detect.AllowPrivateAddresses)
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("hitl: %s %s refused before sending: %w", req.Method, httpx.Redact(req.URL.String()), err)
 }
 
 // noCallOptions is the defaults, shared read-only.

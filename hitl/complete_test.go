@@ -256,7 +256,7 @@ func TestRemindersSkipInProgress(t *testing.T) {
 		}()
 		body := `{"reminder_at":"` + start.Add(time.Hour).UTC().Format(time.RFC3339) + `"}`
 		req, _ := http.NewRequest(http.MethodPost, s.URL+"/actions/input", strings.NewReader(body))
-		resp, err := c.Do(context.Background(), req, nil)
+		resp, err := c.Do(context.Background(), req, &hitl.CallOptions{EveryDecisionOK: true})
 		if err != nil {
 			t.Fatal(err)
 		}

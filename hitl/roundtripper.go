@@ -2,6 +2,7 @@ package hitl
 
 import (
 	"bytes"
+	"errors"
 	"github.com/hitlkit/hitlkit/transport"
 	"net/http"
 )
@@ -19,31 +20,44 @@ import (
 // request (nil means the defaults); its CallbackURL rewrites every request's body, so give
 // it only to a transport used for JSON calls. With DetectOnly set, responses pass through.
 //
-// The decided response is a new 200 OK for the same request. Its body is the service's
-// answer where the protocol gives one — the data of a HITL case's result (approval,
-// selection, form values), the final task of an A2A run — as application/json, and empty
-// otherwise (an expiry, a cancellation, an answer without data). [ResultOf] reads the typed
-// [transport.Result] from it: check it before acting, as a human's "no" also arrives as a 200. The
+// Only an approval ([transport.Result.Approved]) is a 2xx. The approved response is a new
+// 200 OK for the same request; its body is the data of the human's approval where the
+// protocol gives one — the data of a HITL case's result, the final task of an A2A run — as
+// application/json, and empty otherwise. It is not the answer the service would have given
+// to a call that needed no human, and hitlkit sends no second request: the service learned
+// the approval when the human gave it, and carrying out what was approved is the service's
+// own (an A2A agent's final task says what it did). Any other decision — a rejection, an
+// expiry (even with default_action "approve"), a cancellation, a failure, an answer that
+// is not a yes (edits, a selection, form values) — is no response and a [*NotApprovedError]
+// holding the Result and the Interrupt (errors.As; errors.Is matches [ErrNotApproved]), so
+// a library that returns (*T, error) hands its caller an error, never the "no" as a T. A
+// caller that reads every decision itself sets [CallOptions].EveryDecisionOK: every
+// decision is then a 200 as above (empty for an expiry, a cancellation, an answer without
+// data), and [ResultOf] reads the typed Result from it, to be checked before acting. The
 // asking response's body is closed.
 //
 // Every response that asks for no human, a stream (text/event-stream) included, is returned
-// untouched, without allocating. So is the answer to an A2A JSON-RPC call marked as A2A no
-// other way (no A2A-Version, no application/a2a+json, no WithA2A), which [Client.Do] and
-// [Detect] do read: the A2A SDK client that sent the call reads the task itself, and could
-// not read the decided body in its place. A marked A2A answer is waited for, and its decided
-// body is hitlkit's JSON of the final task, not the agent's wire format: an A2A SDK client
-// that must read the agent's own answers takes a transport with DetectOnly.
+// untouched, without allocating, whether or not the client has a forwarder. So is the answer
+// to an A2A JSON-RPC call marked as A2A no other way (no A2A-Version, no
+// application/a2a+json, no WithA2A), which [Client.Do] and [Detect] do read: the A2A SDK
+// client that sent the call reads the task itself, and could not read the decided body in
+// its place. A marked A2A answer is waited for, and its decided body is hitlkit's JSON of
+// the final task, not the agent's wire format: an A2A SDK client that must read the agent's
+// own answers takes a transport with DetectOnly.
 //
 // A request body is sent once; with a CallbackURL it is read through GetBody when set,
 // otherwise buffered up to 1 MiB (a longer one fails with transport.ErrBodyTooLarge, nothing
 // sent).
 //
-// RoundTrip returns an error and no response when the outcome is unknown: the base
-// transport's error as it is; ErrNoForwarder (nothing sent) when the client has no
-// forwarder; an [*InvalidError] or transport.ErrBodyTooLarge when a response may ask for a human but
-// cannot be read as such; and a [*WaitError] holding the interrupt when the wait ended
-// without a decision — the request's context was cancelled (its cause then matches with
-// errors.Is), the case went past its expiry, the forwarder or the store failed. An
+// RoundTrip returns an error and no response when the call was not made or no decision is
+// known: an error matching transport.ErrRefusedAddress, nothing sent, for a URL the address
+// rules refuse (plain http, localhost, a private address: allow them with
+// [transport.WithAllowPrivateAddresses]); the base transport's error as it is; an
+// [*InvalidError] or transport.ErrBodyTooLarge when a response may ask for a human but
+// cannot be read as such; and a [*WaitError] holding the interrupt when no decision was
+// learned — the client has no forwarder (ErrNoForwarder: the interrupt was neither
+// forwarded nor waited on), the request's context was cancelled (its cause then matches
+// with errors.Is), the case went past its expiry, the forwarder or the store failed. An
 // interrupt the store took stays there for [Client.Resume]. [http.Client] wraps these
 // errors in a *url.Error; errors.Is and errors.As see through it.
 //
@@ -78,7 +92,11 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if resp != nil {
 			_ = resp.Body.Close()
 		}
-		if it != nil {
+		var (
+			we *WaitError
+			na *NotApprovedError
+		)
+		if it != nil && !errors.As(err, &we) && !errors.As(err, &na) {
 			return nil, &WaitError{Interrupt: it, Err: err}
 		}
 		return nil, err
@@ -106,7 +124,9 @@ type decidedBody struct {
 func (*decidedBody) Close() error { return nil }
 
 // ResultOf returns the Result a [Client.Transport] waited for before it returned resp, or
-// nil when resp did not ask for a human (or did not come from a Transport). It still
+// nil when resp did not ask for a human (or did not come from a Transport). Without
+// [CallOptions].EveryDecisionOK that Result is always an approval: other decisions come as
+// a [*NotApprovedError] instead of a response. It still
 // answers after the body was read and closed, as long as resp.Body is the one the transport
 // returned.
 func ResultOf(resp *http.Response) *transport.Result {
@@ -120,7 +140,7 @@ func ResultOf(resp *http.Response) *transport.Result {
 }
 
 // WaitError is what a [Client.Transport] returns when a response asked for a human and no
-// decision was learned: Interrupt is the question (wait on it again with [Client.Wait], or
+// decision was learned (and what [Client.Do] returns when the client has no forwarder): Interrupt is the question (wait on it again with [Client.Wait], or
 // let [Client.Resume] find it in the store), Err why the wait ended. errors.Is and errors.As
 // see Err.
 type WaitError struct {

@@ -31,9 +31,9 @@ func (b *trackedBody) Close() error               { b.closed.Store(true); return
 
 func forwardNothing(context.Context, *hitl.Interrupt) error { return nil }
 
-// TestTransportWaitsForTheHuman: a library that only holds an *http.Client gets, once the
-// human decided, a 200 whose body is the result's data; ResultOf gives the typed Result, and
-// the store holds nothing afterwards.
+// TestTransportWaitsForTheHuman: a library that only holds an *http.Client and asks for
+// every decision (EveryDecisionOK) gets, once the human decided, a 200 whose body is the
+// result's data; ResultOf gives the typed Result, and the store holds nothing afterwards.
 func TestTransportWaitsForTheHuman(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
@@ -45,7 +45,7 @@ func TestTransportWaitsForTheHuman(t *testing.T) {
 		human(t, s, func(id string) error {
 			return s.Respond(id, "select", map[string]any{"selected": []string{"job_2"}}, &transport.Responder{Name: "Ana"})
 		})
-		hc := &http.Client{Transport: c.Transport(s.Client().Transport, nil)}
+		hc := &http.Client{Transport: c.Transport(s.Client().Transport, &hitl.CallOptions{EveryDecisionOK: true})}
 		req := post(t, s.URL+"/actions/selection", "")
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -69,14 +69,14 @@ func TestTransportWaitsForTheHuman(t *testing.T) {
 	})
 }
 
-// TestTransportNoDataNoBody: an expiry has no answer to carry; the body is empty and the
-// Result says what happened.
+// TestTransportNoDataNoBody: with EveryDecisionOK, an expiry has no answer to carry; the
+// body is empty and the Result says what happened.
 func TestTransportNoDataNoBody(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := hitltest.NewMemoryServer(t)
 		c := newClient(t, s.Client().Transport, hitl.WithForwarder(forwardNothing))
 		human(t, s, func(id string) error { return s.Expire(id) })
-		hc := &http.Client{Transport: c.Transport(s.Client().Transport, nil)}
+		hc := &http.Client{Transport: c.Transport(s.Client().Transport, &hitl.CallOptions{EveryDecisionOK: true})}
 		resp, err := hc.Do(post(t, s.URL+"/actions/approval", ""))
 		if err != nil {
 			t.Fatal(err)
@@ -217,18 +217,6 @@ func TestTransportRequestBodies(t *testing.T) {
 				t.Errorf("sent body (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestTransportNoForwarder: a client that could not put a question to anyone sends nothing.
-func TestTransportNoForwarder(t *testing.T) {
-	base := &script{replies: []reply{{status: 200}}}
-	c := newClient(t, base)
-	body := &trackedBody{Reader: strings.NewReader(`{}`)}
-	req, _ := http.NewRequest(http.MethodPost, "https://svc.example/actions", body)
-	resp, err := c.Transport(base, nil).RoundTrip(req)
-	if sent, _ := base.requests(); resp != nil || !errors.Is(err, hitl.ErrNoForwarder) || len(sent) != 0 || !body.closed.Load() {
-		t.Errorf("RoundTrip = %v, %v, %d sent, body closed %v; want ErrNoForwarder, nothing sent, body closed", resp, err, len(sent), body.closed.Load())
 	}
 }
 

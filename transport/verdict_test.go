@@ -3,6 +3,7 @@ package transport_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,11 +57,15 @@ func hitlOutcome(t *testing.T, typ, body string, human func(s *hitltest.Server, 
 		}()
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, s.URL+"/actions/"+typ, strings.NewReader(body))
 		resp, err := c.Do(t.Context(), req, nil)
-		if err != nil {
+		var na *hitl.NotApprovedError
+		if err != nil && !errors.As(err, &na) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 		r = resp.Result
+		if (err == nil) != r.Approved() || !errors.Is(err, hitl.ErrNotApproved) && err != nil {
+			t.Errorf("Do = %v, %v; want an error matching hitl.ErrNotApproved exactly when not approved", r, err)
+		}
 	})
 	return r
 }

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -138,7 +139,15 @@ func agentCall(ctx context.Context, client *hitl.Client, base string, c call) (*
 	if err != nil {
 		return nil, err
 	}
+	// Only an approval comes back without an error. Any other decision (a rejection, a
+	// selection, an expiry, a cancellation) is a *hitl.NotApprovedError holding the Result:
+	// this program prints every decision, so it reads the Result from the error too.
 	resp, err := client.Do(ctx, req, nil)
+	var notApproved *hitl.NotApprovedError
+	if errors.As(err, &notApproved) {
+		_ = resp.Body.Close()
+		return notApproved.Result, nil
+	}
 	if err != nil {
 		return nil, err
 	}

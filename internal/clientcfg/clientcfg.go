@@ -208,8 +208,8 @@ func (e *urlError) Unwrap() error { return e.kind }
 
 var (
 	errNotHTTPS = &urlError{"must use https", transport.ErrRefusedAddress}
-	errLocal    = &urlError{"http is allowed only for localhost with AllowPrivateAddresses", transport.ErrRefusedAddress}
-	errPrivate  = &urlError{"points at a private address; allowed only with AllowPrivateAddresses", transport.ErrRefusedAddress}
+	errLocal    = &urlError{"http is allowed only for localhost, with transport.WithAllowPrivateAddresses()", transport.ErrRefusedAddress}
+	errPrivate  = &urlError{"points at a private address; allowed only with transport.WithAllowPrivateAddresses()", transport.ErrRefusedAddress}
 )
 
 // privateHost reports whether host is localhost (with or without the root's trailing dot,

@@ -90,8 +90,8 @@ var clients = []client{
 
 // The two rules a refusal names.
 const (
-	insecure = "must use https|http is allowed only for localhost with AllowPrivateAddresses"
-	private  = "points at a private address; allowed only with AllowPrivateAddresses"
+	insecure = "must use https|http is allowed only for localhost, with transport.WithAllowPrivateAddresses()"
+	private  = "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"
 )
 
 // refusedAs reports whether err is the address rules' refusal naming rule: an error matching
