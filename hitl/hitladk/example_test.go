@@ -77,14 +77,15 @@ func Example_reviewPage() {
 		run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
 
 		// The Asker: each pause becomes a case on the service; Do forwards the review link and
-		// waits for the decision.
+		// waits for the decision. An Asker returns every decision as a Result (Response turns
+		// anything but an approval into confirmed:false), so it asks Do for every decision.
 		ask := func(ctx context.Context, p hitladk.Request) (*transport.Result, error) {
 			body, _ := json.Marshal(map[string]any{"tool": p.Tool, "args": p.Args})
 			req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
 			if err != nil {
 				return nil, err
 			}
-			resp, err := client.Do(ctx, req, nil)
+			resp, err := client.Do(ctx, req, &hitl.CallOptions{EveryDecisionOK: true})
 			if err != nil {
 				return nil, err
 			}

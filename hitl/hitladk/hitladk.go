@@ -120,8 +120,11 @@ func Response(req Request, r *transport.Result) *genai.Content {
 }
 
 // Asker puts one pause in front of a person and returns the person's Result: a HITL service
-// call ([hitl.Client.Do]), an HXP request, an HI fan-out — whichever way the host chooses. An
-// expiry or a cancellation is a Result; an error means the outcome is unknown.
+// call ([hitl.Client.Do], with hitl.CallOptions.EveryDecisionOK so that a rejection is a
+// Result rather than an error), an HXP request, an HI fan-out — whichever way the host
+// chooses. A rejection, an expiry or a cancellation is a Result, which [Response] answers
+// with confirmed:false; an error means the outcome is unknown, and [Answer] then answers
+// nothing.
 type Asker func(ctx context.Context, req Request) (*transport.Result, error)
 
 // Answer asks every pause in reqs at once, each with ask, and returns one message holding all

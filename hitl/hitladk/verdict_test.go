@@ -1,0 +1,77 @@
+package hitladk_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/hitl/hitladk"
+	"github.com/hitlkit/hitlkit/hitl/hitltest"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+// TestServiceDecisionsNeverConfirm: a confirmation put on a HITL service that ends in a
+// rejection, an expiry whose default action is approve, or a cancellation never runs the
+// tool — whether the host's Asker takes every decision as a Result (EveryDecisionOK, then
+// Response answers confirmed:false) or calls Do with its defaults (then the decision is an
+// error matching hitl.ErrNotApproved, and Answer answers nothing).
+func TestServiceDecisionsNeverConfirm(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		body   string
+		decide func(s *hitltest.Server, id string) error
+	}{
+		{"rejection", `{}`, func(s *hitltest.Server, id string) error { return s.Respond(id, "reject", nil, nil) }},
+		{"expiry with default approve", `{"default_action":"approve"}`, func(s *hitltest.Server, id string) error { return s.Expire(id) }},
+		{"cancellation", `{}`, func(s *hitltest.Server, id string) error { return s.Cancel(id, "withdrawn") }},
+	} {
+		for _, every := range []bool{true, false} {
+			t.Run(tt.name, func(t *testing.T) {
+				svc := hitltest.NewServer(t)
+				client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
+					hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+				if err != nil {
+					t.Fatal(err)
+				}
+				go func() {
+					if id := svc.NextCase(t.Context().Done()); id != "" {
+						_ = tt.decide(svc, id)
+					}
+				}()
+				var deleted atomic.Bool
+				turn, pause := paused(t, func(string) { deleted.Store(true) })
+				var seen *transport.Result
+				ask := func(ctx context.Context, _ hitladk.Request) (*transport.Result, error) {
+					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(tt.body))
+					resp, err := client.Do(ctx, req, &hitl.CallOptions{EveryDecisionOK: every})
+					if resp != nil {
+						_ = resp.Body.Close()
+						seen = resp.Result
+					}
+					return seen, err
+				}
+				msg, err := hitladk.Answer(t.Context(), []hitladk.Request{pause}, ask)
+				if seen == nil || seen.Approved() {
+					t.Fatalf("the service's decision: %v", seen)
+				}
+				if every {
+					if err != nil || msg.Parts[0].FunctionResponse.Response["confirmed"] != false {
+						t.Fatalf("Answer = %+v, %v; want confirmed:false", msg, err)
+					}
+					if _, err := turn(msg); err != nil {
+						t.Fatal(err)
+					}
+				} else if msg != nil || !errors.Is(err, hitl.ErrNotApproved) {
+					t.Fatalf("Answer = %+v, %v; want no message and ErrNotApproved", msg, err)
+				}
+				if deleted.Load() {
+					t.Error("the tool ran")
+				}
+			})
+		}
+	}
+}
