@@ -6,6 +6,7 @@ import (
 	"io"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -19,24 +20,35 @@ type Forwarder func(ctx context.Context, it *Interrupt) error
 
 // WriteTo returns a Forwarder that writes the prompt, the envelope message when it adds
 // something, a line saying what the review holds ([Interrupt.Summary]: the review type, a
-// form's steps, the round) and the review URL to w, for a human reading a terminal. Concurrent forwards are
-// written one after another, never interleaved.
+// form's steps, the round) and the review URL ("Review: …") to w, for a human reading a
+// terminal; a line with nothing to say (an A2A question has no review URL) is left out.
+// Concurrent forwards are written one after another, never interleaved.
 func WriteTo(w io.Writer) Forwarder {
 	var mu sync.Mutex
 	return func(_ context.Context, it *Interrupt) error {
 		mu.Lock()
 		defer mu.Unlock()
-		msg := it.Prompt()
-		if it.Message != "" && it.Message != msg {
-			msg = it.Message + "\n" + msg
+		var lines []string
+		prompt := it.Prompt()
+		if it.Message != "" && it.Message != prompt {
+			lines = append(lines, it.Message)
 		}
-		if it.Reminder > 0 {
-			msg = "Reminder: " + msg
+		if prompt != "" {
+			lines = append(lines, prompt)
 		}
 		if s := it.Summary(); s != "" {
-			msg += "\n" + s
+			lines = append(lines, s)
 		}
-		_, err := fmt.Fprintf(w, "%s\nReview: %s\n", msg, it.ReviewURL())
+		if u := it.ReviewURL(); u != "" {
+			lines = append(lines, "Review: "+u)
+		}
+		if len(lines) == 0 {
+			lines = append(lines, "A human is asked about "+it.ID())
+		}
+		if it.Reminder > 0 {
+			lines[0] = "Reminder: " + lines[0]
+		}
+		_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 		return err
 	}
 }

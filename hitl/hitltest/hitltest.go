@@ -7,11 +7,27 @@
 // the hitl_callback_url a call gave (retried after 1 s, 5 s and 30 s on a 5xx), a plain
 // review page, inline submit (POST /reviews/{id}/submit with its own submit token, checking
 // inline_actions and verification policies), reminders at the call's reminder_at times,
-// multi-round links (previous_case_id and next_case_id), and /.well-known/hitl.json. A call's
-// JSON body may ask for these: {"inline":true,"inline_actions":[…],"verification_policy":{…},
-// "reminder_at":[…],"previous_case_id":"…","context":{…},"timeout":"1h"}. A test scripts the human (Open, Progress, Remind, Respond, Cancel, Expire),
-// injects faults (FailNext for polls, FailStream, FailCallback), and inspects what the agent
-// sent (Requests) and what the service sent it (Callbacks).
+// multi-round links (previous_case_id and next_case_id), and /.well-known/hitl.json.
+//
+// A call's body is empty or a JSON object; every key is optional, and these are all it reads:
+//
+//   - "prompt": the question (default: a sample prompt of the review type)
+//   - "message": the 202 envelope's message (default: a sample)
+//   - "default_action": what applies at expiry: skip, approve, reject or abort (default skip)
+//   - "timeout": the case's lifetime, as "1h" or "PT1H" (default [WithCaseLifetime]'s, 24 h)
+//   - "context": the hitl object's context, any JSON (default: a sample of the review type)
+//   - "hitl_callback_url": where to send signed callbacks (§9)
+//   - "reminder_at": one RFC 3339 time or a list of them
+//   - "inline": true turns on inline submit (submit_url and submit_token)
+//   - "inline_actions": the actions inline submit allows (default: every action of the type)
+//   - "verification_policy": the v0.8 verification policy, any JSON object
+//   - "previous_case_id": the case of the round before (§10.1)
+//
+// For example {"prompt":"Delete 3 rows?","default_action":"approve","timeout":"2m"}. A body
+// that is not JSON, or a bad timeout or reminder_at, is answered 400. A test scripts the
+// human (Open, Progress, Remind, Respond, Cancel, Expire), injects faults (FailNext for polls,
+// FailStream, FailCallback), and inspects what the agent sent (Requests) and what the service
+// sent it (Callbacks).
 //
 // The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
 // with a testing.TB: [NewServer] binds loopback and closes the server when the test ends;
