@@ -17,7 +17,9 @@ import (
 )
 
 // An agent wraps its outbound call: when the service asks for a human, the client forwards
-// the question, waits for the decision and returns it with the response.
+// the question, waits for the decision and returns it with the response. Only an approval
+// comes back without an error; a "no" (or an expiry, a cancellation, an answer that is not a
+// yes) is a *hitl.NotApprovedError holding the Result.
 func Example() {
 	svc := hitltest.NewUnstartedServer() // a fake HITL service on loopback
 	svc.Start()
@@ -46,13 +48,13 @@ func Example() {
 	defer resp.Body.Close()
 
 	fmt.Println("status:", resp.StatusCode)
-	fmt.Println("result:", resp.Result.Status, resp.Result.Action)
+	fmt.Println("approved:", resp.Result.Approved())
 	approval, _ := hitl.ApprovalOf(resp.Result)
 	fmt.Println("feedback:", approval.Feedback)
 	// Output:
 	// forward to the human: Approve deployment of acme-web v2.1.0 to production
 	// status: 202
-	// result: completed approve
+	// approved: true
 	// feedback: ship it
 }
 
@@ -114,9 +116,9 @@ func ExampleClient_Wait_resume() {
 		panic(err)
 	}
 	c, _ := hitl.ConfirmationOf(res)
-	fmt.Println(res.Status, res.Action, c.ConfirmedItems)
+	fmt.Println("approved:", res.Approved(), c.ConfirmedItems)
 	// Output:
-	// completed confirm [email_001]
+	// approved: true [email_001]
 }
 
 // WriteTo forwards to a terminal.
@@ -165,7 +167,7 @@ func ExampleNewCallbacks() {
 	}
 	defer resp.Body.Close()
 	fmt.Println("callback URL echoed:", resp.Interrupt.Case.CallbackURL == agent.URL+"/hitl/callbacks")
-	fmt.Println("result:", resp.Result.Status, resp.Result.Action)
+	fmt.Println("approved:", resp.Result.Approved())
 
 	// A callback signed with another secret is refused.
 	forged := httptest.NewRequest(http.MethodPost, "/hitl/callbacks", strings.NewReader(`{"event":"review.completed","case_id":"review_1"}`))
@@ -175,7 +177,7 @@ func ExampleNewCallbacks() {
 	fmt.Println("forged callback:", w.Code)
 	// Output:
 	// callback URL echoed: true
-	// result: completed confirm
+	// approved: true
 	// forged callback: 401
 }
 
@@ -249,7 +251,7 @@ func ExampleWithWaiter() {
 		panic(err)
 	}
 	defer resp.Body.Close()
-	fmt.Println(resp.Result.Status, resp.Result.Action)
+	fmt.Println("approved:", resp.Result.Approved())
 	// Output:
-	// completed approve
+	// approved: true
 }

@@ -69,7 +69,7 @@ func run(ctx context.Context, out io.Writer, in io.Reader, b a2a.Binding) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Outcome: %s (%s).\n\n", r.Status, r.Action)
+	fmt.Fprintf(out, "Outcome: %s (%s). Approved: %v.\n\n", r.Status, r.Action, r.Approved())
 
 	relay := a2atest.NewUnstartedRelay()
 

@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 			if err := run(t.Context(), &out, nil, b); err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"asks for approval twice in one task", "Question 1 of task ", "Question 2 of task ", "Outcome: completed (approve).", "Held by the relay:", "Outcome: completed: sink-agent handled: Transfer 500 EUR to ACME."} {
+			for _, want := range []string{"asks for approval twice in one task", "Question 1 of task ", "Question 2 of task ", "Outcome: completed (approve). Approved: true.", "Held by the relay:", "Outcome: completed: sink-agent handled: Transfer 500 EUR to ACME."} {
 				if !strings.Contains(out.String(), want) {
 					t.Errorf("output lacks %q:\n%s", want, out.String())
 				}
@@ -32,7 +32,7 @@ func TestRun(t *testing.T) {
 	if err := run(t.Context(), &out, strings.NewReader("approve\ndeny\n"), a2a.JSONRPC03); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "Outcome: completed (deny).") || strings.Count(out.String(), "Question ") != 2 {
+	if !strings.Contains(out.String(), "Outcome: completed (deny). Approved: false.") || strings.Count(out.String(), "Question ") != 2 {
 		t.Errorf("output:\n%s", out.String())
 	}
 }
