@@ -7,7 +7,18 @@
 // reminders, multi-round reviews, discovery), and recognises A2A tasks paused for a human
 // (input-required, auth-required, relay holds), which it carries to their end with package
 // a2a. [Client.Do] wraps an outbound call: when no human is needed it returns the response
-// untouched.
+// untouched, with or without a forwarder.
+//
+// # Decisions
+//
+// Only [transport.Result.Approved] is a go-ahead. [Client.Do] and [Client.Transport] return
+// every other decision — a rejection, an expiry (even when the service's default_action is
+// "approve"), a cancellation, a failure, an answer that is not a yes — as a
+// [*NotApprovedError] holding the Result and the Interrupt (errors.Is matches
+// [ErrNotApproved]), so code that only checks err never goes ahead on a "no"; through
+// Transport, only an approval is a 2xx. A caller that reads every decision itself sets
+// [CallOptions].EveryDecisionOK. [Client.Wait] returns the Result alone, whatever it is:
+// check Approved before acting.
 //
 // # Clients
 //
@@ -40,7 +51,9 @@
 //
 // Service URLs must be HTTPS (http://localhost with [transport.WithAllowPrivateAddresses]) and are
 // dialled only at public addresses unless [transport.WithAllowPrivateAddresses], as for every
-// client in hitlkit; the agent's credential goes
+// client in hitlkit. The call [Client.Do] or [Client.Transport] is given is held to the
+// same rules before a byte is sent (transport.ErrRefusedAddress, naming the option); the
+// agent's credential goes
 // only to the origin it called, never to a redirect's target; review URLs, tokens and
 // credentials never appear in logs or errors. Package hitltest is a fake service for tests.
 package hitl
