@@ -51,9 +51,9 @@
 //
 // Service URLs must be HTTPS (http://localhost with [transport.WithAllowPrivateAddresses]) and are
 // dialled only at public addresses unless [transport.WithAllowPrivateAddresses], as for every
-// client in hitlkit. The call [Client.Do] or [Client.Transport] is given is held to the
-// same rules before a byte is sent (transport.ErrRefusedAddress, naming the option); the
-// agent's credential goes
-// only to the origin it called, never to a redirect's target; review URLs, tokens and
+// client in hitlkit. The URL of the call [Client.Do] or [Client.Transport] is given is held
+// to the same scheme and address rules before a byte is sent (transport.ErrRefusedAddress,
+// naming the option); that call goes through the caller's HTTP client, so a host name is not
+// resolved to be checked. The agent's credential goes only to the origin it called, never to a redirect's target; review URLs, tokens and
 // credentials never appear in logs or errors. Package hitltest is a fake service for tests.
 package hitl
