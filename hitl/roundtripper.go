@@ -3,8 +3,10 @@ package hitl
 import (
 	"bytes"
 	"errors"
-	"github.com/hitlkit/hitlkit/transport"
 	"net/http"
+	"strings"
+
+	"github.com/hitlkit/hitlkit/transport"
 )
 
 // Transport returns an [http.RoundTripper] that gives HITL handling to any library that
@@ -150,7 +152,7 @@ type WaitError struct {
 
 // Error names the case and the cause; it holds no secret.
 func (e *WaitError) Error() string {
-	return "hitl: no decision on " + e.Interrupt.ID() + ": " + e.Err.Error()
+	return "hitl: no decision on " + e.Interrupt.ID() + ": " + strings.TrimPrefix(e.Err.Error(), "hitl: ")
 }
 
 // Unwrap returns Err.
