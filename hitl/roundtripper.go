@@ -142,8 +142,9 @@ func ResultOf(resp *http.Response) *transport.Result {
 }
 
 // WaitError is what a [Client.Transport] returns when a response asked for a human and no
-// decision was learned (and what [Client.Do] returns when the client has no forwarder): Interrupt is the question (wait on it again with [Client.Wait], or
-// let [Client.Resume] find it in the store), Err why the wait ended. errors.Is and errors.As
+// decision was learned, and what [Client.Do] returns when the client has no forwarder:
+// Interrupt is the question (forward it and wait on it with [Client.Wait], or let
+// [Client.Resume] find it in the store), Err why no decision came. errors.Is and errors.As
 // see Err.
 type WaitError struct {
 	Interrupt *Interrupt
