@@ -171,7 +171,7 @@ func BenchmarkTransportPassThrough(b *testing.B) {
 	}))
 	defer svc.Close()
 	base := svc.Client().Transport
-	client, err := hitl.NewClient(hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+	client, err := hitl.NewClient(transport.WithAllowPrivateAddresses(), hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
 	if err != nil {
 		b.Fatal(err)
 	}
