@@ -210,7 +210,8 @@ func (c *Client) recognise(resp *http.Response, rpc bool) (*Interrupt, error) {
 	return it, err
 }
 
-// CallOptions tunes one [Client.Do]. A nil *CallOptions means the defaults.
+// CallOptions tunes one [Client.Do], or every call through a [Client.Transport]. A nil
+// *CallOptions means the defaults.
 type CallOptions struct {
 	// DetectOnly returns the Interrupt without forwarding or waiting.
 	DetectOnly bool

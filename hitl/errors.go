@@ -37,9 +37,9 @@ var (
 // [ErrNotApproved] (errors.Is); errors.As finds it through an [http.Client]'s *url.Error.
 //
 // The outcome is known: this is the human's (or, at expiry or cancellation, the service's)
-// decision, not a failure to learn it; waiting again gives the same Result. Whatever the
-// service may have done on its side is its own to say: after an expiry it may have applied
-// its default action (Result.DefaultAction), which is never a human's yes.
+// decision, not a failure to learn it, and the interrupt has left the client's store.
+// Whatever the service may have done on its side is its own to say: after an expiry it may
+// have applied its default action (Result.DefaultAction), which is never a human's yes.
 type NotApprovedError struct {
 	Interrupt *Interrupt
 	Result    *transport.Result
