@@ -20,7 +20,6 @@ import (
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -59,7 +58,7 @@ type Client struct {
 	maxBody    int64
 	newID      func() string
 	seq        atomic.Int64
-	polls      *pace.Slots // bound on task queries in flight: an option's, or the default
+	polls      *transport.Slots // bound on task queries in flight: an option's, or the default
 }
 
 // NewClient returns a client configured by opts: the common options of package transport

@@ -41,7 +41,7 @@ type Client struct {
 	maxBody    int64
 	credential transport.Credential
 	logger     *slog.Logger
-	polls      *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
+	polls      *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // NewClient returns a client for the endpoint at baseURL, configured by the common options
@@ -58,7 +58,7 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.base, err = cfg.CheckBase("hi", baseURL); err != nil {
+	if c.base, err = clientcfg.CheckBase(cfg, "hi", baseURL); err != nil {
 		return nil, err
 	}
 	c.http, c.logger, c.polls, c.credential = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential

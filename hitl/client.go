@@ -47,7 +47,7 @@ type Client struct {
 	store          Store
 	waiters        []transport.Waiter[*Interrupt] // WithWaiter's
 	defaultWays    []transport.Waiter[*Interrupt] // the stream, callbacks and waiters: see Client.ways
-	polls          *pace.Slots                    // bound on polls in flight per service origin
+	polls          *transport.Slots                    // bound on polls in flight per service origin
 	deviations     deviations                     // what services did beside the spec, each logged once
 	cfg            *clientcfg.Config
 }

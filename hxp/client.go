@@ -16,7 +16,6 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/clientcfg"
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -49,7 +48,7 @@ type Client struct {
 	interval     time.Duration
 	timeout      time.Duration
 	allowPrivate bool
-	polls        *pace.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
+	polls        *transport.Slots // bound on polls in flight: WithMaxPollsInFlight's, or the default
 }
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
@@ -68,7 +67,7 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.base, err = cfg.CheckBase("hxp", baseURL); err != nil {
+	if c.base, err = clientcfg.CheckBase(cfg, "hxp", baseURL); err != nil {
 		return nil, err
 	}
 	c.http, c.logger, c.polls, c.agent = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential

@@ -9,13 +9,17 @@
 // complete outcome from a source the caller trusts, settle it; one that drops is started
 // again with backoff for as long as the wait lasts. The waits of hitl, a2a, hxp and hi are
 // configurations of it, and a new protocol's wait can be written on it alone (see the
-// example).
+// example), with what theirs have: [Temporary] marks a decode error transient, [Slots] bound
+// the polls in flight per origin across waits.
 //
 // Every client's NewClient (hitl, a2a, hxp, hi) takes [Option] values: the With functions
-// here, one name and one implementation each, mixed with the protocol package's own. Every
-// client keeps the same address rules — https only, public addresses only, unless
+// here, one name and one implementation each, mixed with the protocol package's own. A
+// client of one's own takes them the same way: [NewConfig] applies them with the same rules
+// and errors, and gives the HTTP client, credential (sent to one origin only), logger,
+// bounds and poll slots every client of the module builds on; [Own] makes its own options.
+// Every client keeps the same address rules — https only, public addresses only, unless
 // [WithAllowPrivateAddresses] — and refuses a request they forbid before it is sent
-// ([ErrRefusedAddress]).
+// ([ErrRefusedAddress]); so does a [Wait] given no Client, and a Config's Service.
 //
 // Every call takes a context first. When it ends, waits return context.Cause(ctx) promptly
 // and leave no goroutine behind; give the context a deadline with a cause

@@ -29,7 +29,7 @@ var (
 	// admits those addresses, and plain http on localhost. The error that wraps it says
 	// which rule; it ends a wait at once, since retrying would not change where the URL
 	// points.
-	ErrRefusedAddress = errors.New("address refused")
+	ErrRefusedAddress = httpx.ErrRefusedAddress
 	// ErrInvalidOption: NewClient refused an option — a bad value, a nil value, or an option
 	// of another client. The error that wraps it names the client, the option and what is
 	// wrong ("hitl: NewClient: transport.WithMaxBody: size must be positive: invalid

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -21,7 +20,7 @@ func contextWithTimeout(t *testing.T, d time.Duration) (context.Context, context
 type poller struct {
 	Client      *http.Client
 	MaxInterval time.Duration
-	Slots       *pace.Slots
+	Slots       *transport.Slots
 }
 
 // poll waits on url with p's configuration and decode, polling only.

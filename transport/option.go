@@ -18,13 +18,15 @@ import (
 // NewClient applies the options in order (of two that set the same thing, the later wins)
 // and returns the first it refuses, matching [ErrInvalidOption]: a bad value, a nil value, or an
 // option of another client (a2a.WithMessageIDs given to hitl.NewClient), which is never
-// ignored. A nil Option is skipped, so a list may hold options chosen at run time. Options
-// are made only by this module's packages.
-type Option func(*clientopt.Settings) error
+// ignored. A nil Option is skipped, so a list may hold options chosen at run time.
+//
+// A client of one's own takes Options the same way: [NewConfig] applies them, with the same
+// rules and errors, and [Own] makes the client's own options.
+type Option func(*Settings) error
 
 // refuse is the error of a common option given a bad value.
-func refuse(s *clientopt.Settings, option, problem string) error {
-	return clientopt.Refused(s.Client, "transport."+option, problem)
+func refuse(s *Settings, option, problem string) error {
+	return clientopt.Refused(s.client, "transport."+option, problem)
 }
 
 // WithHTTPClient sends the client's requests through a copy of hc: its transport and
@@ -37,12 +39,12 @@ func refuse(s *clientopt.Settings, option, problem string) error {
 // be 0, since it would cut every long-lived event stream; bound requests with
 // [WithRequestTimeout] and waits with their context.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if hc == nil {
 			return refuse(s, "WithHTTPClient", "nil client")
 		}
 		cp := *hc
-		s.HTTP = &cp
+		s.http = &cp
 		return nil
 	}
 }
@@ -50,11 +52,11 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithLogger sends debug records (ids, hosts and paths; never a credential, a query string,
 // a body or a decision) to l. Default: discarded. A nil l is refused.
 func WithLogger(l *slog.Logger) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if l == nil {
 			return refuse(s, "WithLogger", "nil logger")
 		}
-		s.Logger = l
+		s.logger = l
 		return nil
 	}
 }
@@ -67,11 +69,11 @@ func WithLogger(l *slog.Logger) Option {
 // endpoints and WebSocket; for hi, the endpoint's. Default: none (hitl's Client.Do then
 // reuses the Authorization header of the request it sent). A nil credential is refused.
 func WithAuthorization(c Credential) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if c == nil {
 			return refuse(s, "WithAuthorization", "nil credential")
 		}
-		s.Credential = c
+		s.credential = c
 		return nil
 	}
 }
@@ -80,11 +82,11 @@ func WithAuthorization(c Credential) Option {
 // task). Default 1 MiB; A2A stream events are bounded to 10 MiB each, as a2a-go allows. A
 // longer body fails with [ErrBodyTooLarge]. n must be positive.
 func WithMaxBody(n int64) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if n <= 0 {
 			return refuse(s, "WithMaxBody", "size must be positive")
 		}
-		s.MaxBody = n
+		s.maxBody = n
 		return nil
 	}
 }
@@ -97,11 +99,11 @@ func WithMaxBody(n int64) Option {
 // carry them. A wait that is woken (an event, a callback) still polls only when a slot is
 // free. n must be at least 1.
 func WithMaxPollsInFlight(n int) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if n < 1 {
 			return refuse(s, "WithMaxPollsInFlight", "needs at least 1")
 		}
-		s.MaxPollsInFlight = n
+		s.maxPolls = n
 		return nil
 	}
 }
@@ -111,11 +113,11 @@ func WithMaxPollsInFlight(n int) Option {
 // a2a (the relay pattern's pace), hxp and hi. d may not be under 1 s: HITL Protocol §13.5
 // allows 60 requests per minute per case, and no other protocol here asks for more.
 func WithPollInterval(d time.Duration) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if d < time.Second {
 			return refuse(s, "WithPollInterval", "under 1 s")
 		}
-		s.PollInterval = d
+		s.pollInterval = d
 		return nil
 	}
 }
@@ -126,11 +128,11 @@ func WithPollInterval(d time.Duration) Option {
 // turn. A poll that takes longer is a transient failure and is retried; a wait as a whole is
 // bounded by its context. d must be positive.
 func WithRequestTimeout(d time.Duration) Option {
-	return func(s *clientopt.Settings) error {
+	return func(s *Settings) error {
 		if d <= 0 {
 			return refuse(s, "WithRequestTimeout", "not positive")
 		}
-		s.RequestTimeout = d
+		s.requestTimeout = d
 		return nil
 	}
 }
@@ -151,8 +153,8 @@ func WithRequestTimeout(d time.Duration) Option {
 // default); any other transport is not wrapped: check addresses in its own dialer. Plain http
 // to any other host stays refused.
 func WithAllowPrivateAddresses() Option {
-	return func(s *clientopt.Settings) error {
-		s.AllowPrivateAddresses = true
+	return func(s *Settings) error {
+		s.allowPrivate = true
 		return nil
 	}
 }

@@ -15,7 +15,6 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
-	"github.com/hitlkit/hitlkit/internal/pace"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -140,7 +139,11 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 		svc := &memhttp.Slow{Delay: time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = io.WriteString(w, "x")
 		})}
-		p := &poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: pace.NewSlots(3)}
+		cfg, err := transport.NewConfig("test", nil, transport.WithMaxPollsInFlight(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &poller{Client: &http.Client{Transport: &memhttp.Transport{Handler: svc}}, Slots: cfg.Polls}
 		done := func([]byte) (int, bool, error) { return 1, true, nil }
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -158,7 +161,7 @@ func TestSlotsBoundPollsInFlight(t *testing.T) {
 
 		// Every slot taken: a loop waits for one, and stops with its context.
 		for range 3 {
-			p.Slots.Of("https://svc.example/s") <- struct{}{}
+			transport.SlotsOf(p.Slots, "https://svc.example/s") <- struct{}{}
 		}
 		ctx, cancel := context.WithTimeoutCause(t.Context(), time.Minute, errGaveUp)
 		defer cancel()

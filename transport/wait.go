@@ -58,16 +58,20 @@ type Wait[T any] struct {
 	// be read once.
 	Request func(ctx context.Context) (*http.Request, error)
 	// Decode interprets the body of one 200 answer: done=true with the terminal value,
-	// done=false to keep polling, or an error, which ends the wait (this module's protocol
-	// packages mark some errors transient: the wait then backs off and polls again).
+	// done=false to keep polling, or an error, which ends the wait — unless marked with
+	// [Temporary]: the wait then backs off and polls again.
 	// Required. It is called from the waiting goroutine, one call at a time.
 	Decode func(body []byte) (value T, done bool, err error)
 	// Waiting, when set, reports from a 200's headers alone that the state is still a
 	// waiting one (HXP's HXP-Status header); the body is then not read.
 	Waiting func(http.Header) bool
 
-	// Client sends the polls; nil means a client on http.DefaultTransport. Its Timeout
-	// should be 0: RequestTimeout bounds each poll. Its redirect policy is replaced.
+	// Client sends the polls: a [Config]'s Service, which keeps the address rules and the
+	// caller's options. Nil means the Service of a Config without options: https to public
+	// addresses only, checked where dialled, so a URL that is not is refused
+	// ([ErrRefusedAddress]) and ends the wait. A client given here applies only its own
+	// rules. Its Timeout should be 0: RequestTimeout bounds each poll. Its redirect policy is
+	// replaced.
 	Client *http.Client
 	// Authorize adds credentials to one poll request; nil adds none. Its error ends the wait.
 	Authorize func(ctx context.Context, req *http.Request) error
@@ -95,8 +99,9 @@ type Wait[T any] struct {
 	ETag   string
 	OnETag func(tag string)
 	// Slots, when set, bound the polls in flight per origin among every wait that shares
-	// them: a poll waits its turn (or for ctx to end) while the bound is reached.
-	Slots *pace.Slots
+	// them (a [Config]'s Polls): a poll waits its turn (or for ctx to end) while the bound
+	// is reached.
+	Slots *Slots
 
 	// Push are the push sources that run beside the polls, each on a goroutine of its own:
 	// an event stream, a WebSocket, an A2A subscription, a caller's [Waiter]. A source runs
@@ -249,7 +254,7 @@ type pacer[T any] struct {
 }
 
 func newPacer[T any](ctx context.Context, w *Wait[T], stop context.CancelCauseFunc) *pacer[T] {
-	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.Of(w.URL), etag: w.ETag,
+	return &pacer[T]{w: w, ctx: ctx, stop: stop, slots: w.Slots.of(w.URL), etag: w.ETag,
 		bo:    backoff.NewExponential(max(w.MinInterval, time.Second), w.MaxInterval),
 		first: make(chan struct{}), done: make(chan struct{}), gone: make(chan struct{})}
 }
@@ -417,7 +422,7 @@ func (w *Wait[T]) withDefaults() *Wait[T] {
 	c := *w
 	// Polls never follow redirects: no protocol here defines one, and a redirect could carry
 	// the credentials elsewhere.
-	hc := http.Client{}
+	hc := *defaultService()
 	if c.Client != nil {
 		hc = *c.Client
 	}

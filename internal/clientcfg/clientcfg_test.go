@@ -3,11 +3,11 @@ package clientcfg
 import (
 	"errors"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/dial"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -28,9 +28,9 @@ func TestServiceURLsDialPublicOnly(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr, ok := c.Service.Transport.(*guard).rt.(*http.Transport)
+			tr, ok := c.Service.Transport.(*dial.Guard).RT.(*http.Transport)
 			if !ok || c.HTTP.Transport == tr {
-				t.Fatalf("service transport %T is the caller's", c.Service.Transport.(*guard).rt)
+				t.Fatalf("service transport %T is the caller's", c.Service.Transport.(*dial.Guard).RT)
 			}
 			for _, addr := range tc.refused {
 				if _, err := tr.DialContext(t.Context(), "tcp", addr); !errors.Is(err, transport.ErrRefusedAddress) || !strings.Contains(err.Error(), "private address") {
@@ -43,26 +43,9 @@ func TestServiceURLsDialPublicOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Service.Transport.(*guard).rt != c.HTTP.Transport {
+	if c.Service.Transport.(*dial.Guard).RT != c.HTTP.Transport {
 		t.Error("WithAllowPrivateAddresses still wraps the dialer")
 	}
-}
-
-// FuzzLooseIPv4: the early host check reads every inet_aton spelling; on a plain dotted quad
-// it agrees with netip, and it never panics.
-func FuzzLooseIPv4(f *testing.F) {
-	for _, s := range []string{"127.0.0.1", "127.1", "2130706433", "0x7f.1", "0177.0.0.1", "1.2.3.4.5", "0x", "08", "1..1", "4294967296"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := looseIPv4(s)
-		if want, err := netip.ParseAddr(s); err == nil && want.Is4() {
-			if !ok || got != want {
-				t.Fatalf("looseIPv4(%q) = %v, %v; netip says %v", s, got, ok, want)
-			}
-		}
-		_ = privateHost(s)
-	})
 }
 
 // TestShare: a client made with Share uses the other client's HTTP clients, logger, address

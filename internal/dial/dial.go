@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	"github.com/hitlkit/hitlkit/transport"
-)
+	)
 
 // PublicOnly returns a copy of hc whose connections go to public addresses only (see
 // [PublicDialer]; d nil means the zero PublicDialer). It applies when hc's transport is nil
@@ -105,7 +104,7 @@ func (d *PublicDialer) DialContext(ctx context.Context, network, address string)
 	}
 	for _, a := range addrs {
 		if !d.allowed(a) {
-			return nil, fmt.Errorf("dial %s: resolves to a private address: %w", host, transport.ErrRefusedAddress)
+			return nil, fmt.Errorf("dial %s: resolves to a private address: %w", host, httpx.ErrRefusedAddress)
 		}
 	}
 	dial := d.Dial

@@ -24,6 +24,9 @@ const DefaultBodyLimit = 1 << 20
 // ErrBodyTooLarge reports a response body longer than the configured limit.
 var ErrBodyTooLarge = errors.New("response body exceeds the size limit")
 
+// ErrRefusedAddress is transport.ErrRefusedAddress: a request the address rules refused.
+var ErrRefusedAddress = errors.New("address refused")
+
 // ReadLimited reads all of r, failing with ErrBodyTooLarge when it holds more than limit bytes.
 // A limit ≤ 0 means DefaultBodyLimit.
 func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
