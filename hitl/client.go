@@ -45,10 +45,11 @@ type Client struct {
 	requestTimeout time.Duration
 	pollInterval   time.Duration
 	store          Store
-	waiters        []transport.Waiter[*Interrupt] // WithWaiter's
-	defaultWays    []transport.Waiter[*Interrupt] // the stream, callbacks and waiters: see Client.ways
-	polls          *transport.Slots                    // bound on polls in flight per service origin
-	deviations     deviations                     // what services did beside the spec, each logged once
+	waiters        []transport.Waiter[*Interrupt]        // WithWaiter's
+	kinds          map[Kind]transport.Waiter[*Interrupt] // WithKindWaiter's
+	defaultWays    []transport.Waiter[*Interrupt]        // the stream, callbacks and waiters: see Client.ways
+	polls          *transport.Slots                      // bound on polls in flight per service origin
+	deviations     deviations                            // what services did beside the spec, each logged once
 	cfg            *clientcfg.Config
 }
 
@@ -514,6 +515,12 @@ func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*tran
 func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*transport.Result, error) {
 	if o != nil && o.Waiter != nil && it != nil {
 		return o.Waiter.Wait(ctx, it)
+	}
+	if it != nil && it.Custom != nil && !ownKind(it.Kind) {
+		if w := c.kinds[it.Kind]; w != nil {
+			return w.Wait(ctx, it)
+		}
+		return nil, fmt.Errorf("hitl: no Waiter for kind %q: give one with WithKindWaiter or WaitOptions.Waiter", it.Kind)
 	}
 	if o != nil && slices.Contains(o.Ways, nil) {
 		return nil, errors.New("hitl: WaitOptions.Ways holds a nil transport.Waiter[*Interrupt]")

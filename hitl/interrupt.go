@@ -1,6 +1,7 @@
 package hitl
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -32,6 +33,11 @@ type Interrupt struct {
 	Case *Case `json:"case,omitempty"`
 	// Task is the paused A2A task (the KindA2A kinds).
 	Task *a2a.Pause `json:"task,omitempty"`
+	// Custom is the pause of a protocol of one's own, of a Kind this package does not
+	// define: its id and its state. Such an interrupt is kept in a [Store] and listed like
+	// the others, and [Client.Wait] and [Client.Resume] wait on it through the Waiter given
+	// for its kind ([WithKindWaiter]) or [WaitOptions].Waiter.
+	Custom *CustomPause `json:"custom,omitempty"`
 	// Origin is scheme://host:port of the request that produced the interrupt. Credentials
 	// are sent only to this origin unless the client allows more; empty when unknown.
 	Origin string `json:"origin,omitempty"`
@@ -57,6 +63,17 @@ type Interrupt struct {
 	// Reminder is 0 for the first forward of the case and n for its n-th reminder, so a
 	// forwarder can word it as one ("Reminder: …").
 	Reminder int `json:"-"`
+}
+
+// CustomPause is a pause of a protocol of one's own (see [Interrupt].Custom).
+type CustomPause struct {
+	// ID identifies the pause at its service (a request, an approval); with the
+	// interrupt's Origin it keys the interrupt in a [Store]. Required.
+	ID string `json:"id"`
+	// Data is what the kind's Waiter needs to wait on it after a restart (a poll URL, an
+	// entity tag), as raw JSON, kept byte for byte. Like a review URL, it may hold a
+	// secret: a Store keeps it as it keeps a credential.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Prompt returns what the human must decide: the case's prompt, or the envelope's message
@@ -117,6 +134,8 @@ func (it *Interrupt) ID() string {
 		return it.Case.CaseID
 	case it.Task != nil:
 		return it.Task.TaskID
+	case it.Custom != nil:
+		return it.Custom.ID
 	}
 	return ""
 }
@@ -133,6 +152,9 @@ func (it *Interrupt) ExpiresAt() time.Time {
 func (it Interrupt) String() string {
 	if it.Task != nil {
 		return fmt.Sprintf("%s interrupt: task %s at %s", it.Kind, it.Task.TaskID, it.Task.Endpoint.Binding)
+	}
+	if it.Custom != nil {
+		return fmt.Sprintf("%s interrupt: %s", it.Kind, it.Custom.ID)
 	}
 	if it.Case == nil {
 		return fmt.Sprintf("%s interrupt", it.Kind)

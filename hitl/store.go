@@ -72,10 +72,16 @@ func errOtherKey(it *Interrupt) error {
 }
 
 // unresumable reports why Resume cannot wait on it, a record another version may have
-// written, or nil: only a HITL case or an A2A task can be waited on.
-func unresumable(it *Interrupt) error {
-	if it.Task != nil || (it.Kind == KindHITL && it.Case != nil) {
+// written, or nil: a HITL case, an A2A task, and an interrupt of a kind of one's own given a
+// Waiter (o's, or the kind's) can be waited on.
+func (c *Client) unresumable(it *Interrupt, o *WaitOptions) error {
+	switch {
+	case it.Task != nil || (it.Kind == KindHITL && it.Case != nil):
 		return nil
+	case it.Custom != nil && !ownKind(it.Kind) && ((o != nil && o.Waiter != nil) || c.kinds[it.Kind] != nil):
+		return nil
+	case it.Custom != nil && !ownKind(it.Kind):
+		return fmt.Errorf("kind %q has no Waiter: give one with WithKindWaiter or WaitOptions.Waiter", it.Kind)
 	}
 	return fmt.Errorf("kind %q is not one this version waits on", it.Kind)
 }
@@ -181,12 +187,13 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result)
 // goroutine of that wait, so calls may overlap. An interrupt is deleted only after handle
 // returned nil for it: a crash between the two delivers that Result again on the next
 // Resume (at least once, never lost). o tunes every wait (WaitOptions.Ask answers A2A
-// questions).
+// questions). An interrupt of a kind of one's own is waited on through the Waiter given for
+// its kind ([WithKindWaiter]), or o.Waiter, as [Client.Wait] does.
 //
 // Resume returns when every wait has ended: nil when each Result was handled, otherwise the
 // waits' errors, each naming its case, and the handler's joined (their interrupts stay in
 // the store). A record the store cannot read, or one this version cannot wait on (a kind
-// another version wrote), stops no other: Resume waits on every interrupt it can and its
+// another version wrote, a kind of one's own with no Waiter), stops no other: Resume waits on every interrupt it can and its
 // error holds a *RecordError for each other record (errors.As: its key and why), left in
 // the store. It returns ErrNoStore without a store. Cancelling ctx ends the waits; their
 // interrupts stay.
@@ -215,7 +222,7 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 		mu.Unlock()
 	}
 	for _, it := range open {
-		if err := unresumable(it); err != nil {
+		if err := c.unresumable(it, o); err != nil {
 			fail(&RecordError{Key: it.Key(), Err: err}) // left in the store
 			continue
 		}

@@ -39,6 +39,38 @@ func WithWaiter(w transport.Waiter[*Interrupt]) transport.Option {
 	})
 }
 
+// WithKindWaiter makes w the wait of every interrupt of kind k, a kind of one's own (an
+// [Interrupt] whose Custom holds the pause of another protocol): [Client.Wait] and
+// [Client.Resume] return w's Result as it is, and keep and delete the interrupt in the
+// client's [Store] as they do a HITL case. [WaitOptions].Waiter, when set, replaces it for
+// one wait. Give one per kind; a later one for the same kind replaces the earlier. The
+// kinds this package defines (KindHITL, the KindA2A kinds), an empty kind and a nil w are
+// refused.
+func WithKindWaiter(k Kind, w transport.Waiter[*Interrupt]) transport.Option {
+	return option("WithKindWaiter", func(c *Client) error {
+		switch {
+		case w == nil:
+			return errors.New("nil waiter")
+		case k == "" || ownKind(k):
+			return errors.New("not a kind of one's own")
+		}
+		if c.kinds == nil {
+			c.kinds = make(map[Kind]transport.Waiter[*Interrupt])
+		}
+		c.kinds[k] = w
+		return nil
+	})
+}
+
+// ownKind reports whether k is a kind this package defines.
+func ownKind(k Kind) bool {
+	switch k {
+	case KindHITL, KindA2AInput, KindA2AAuth, KindA2ARelay, KindA2ARelayPending:
+		return true
+	}
+	return false
+}
+
 // PollWaiter returns the way that polls the case's poll_url, paced by the service (§8:
 // Retry-After, ETag), until it reports a terminal status. Every wait polls, so in
 // [WaitOptions].Ways it adds nothing; on its own, its Wait is [Client.Wait] with no other way.

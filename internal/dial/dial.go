@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
-	)
+)
 
 // PublicOnly returns a copy of hc whose connections go to public addresses only (see
 // [PublicDialer]; d nil means the zero PublicDialer). It applies when hc's transport is nil

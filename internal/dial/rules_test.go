@@ -21,4 +21,3 @@ func FuzzLooseIPv4(f *testing.F) {
 		_ = privateHost(s)
 	})
 }
-
