@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
@@ -293,18 +294,38 @@ func (r runner) Wait(ctx context.Context, p *Pause) (*transport.Result, error) {
 
 // runResult is [ResultOf] for a run in which a human answered (answered): an answer without
 // an action word is a human's decision all the same.
-func runResult(t *Task, action string, relayed, answered bool) *transport.Result {
+func runResult(t *Task, last *Answer, relayed, answered bool) *transport.Result {
+	var action string
+	if last != nil {
+		action = last.Action
+	}
 	r := ResultOf(t, action, relayed)
 	if r != nil && answered && r.Decision == "" {
 		r.Decision = transport.DecisionAnswer
 	}
+	if r != nil && r.Decision == transport.DecisionReject && r.Reason == "" && last != nil {
+		r.Reason = answerReason(last)
+	}
 	return r
+}
+
+// answerReason is the text a human gave with a no, as every protocol reports it in
+// Result.Reason: the answer's text parts, without the bare action word.
+func answerReason(a *Answer) string {
+	var texts []string
+	for _, p := range a.Parts {
+		if t := strings.TrimSpace(p.Text); t != "" && !strings.EqualFold(t, a.Action) {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // Run carries a paused task to its end: while the task asks for input it calls ask and
 // resumes the task with the answer; while it is working, held by a relay or waiting for
 // authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
-// Its Action is the human's last answer, whatever the agent then did with the task; its
+// Its Action is the human's last answer, whatever the agent then did with the task (and,
+// when that answer is a no, its Reason the answer's text unless the agent gave one); its
 // Status is the task's final state: completed is StatusCompleted; a relay's "failed" (its
 // administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
 // StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.
@@ -327,7 +348,7 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		return nil, ErrNotPaused
 	}
 	var (
-		action  string
+		last    *Answer // the human's last answer
 		relayed bool
 		turns   int
 		t       *Task
@@ -356,7 +377,7 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			}
 			if a != nil {
 				turns++
-				action = a.Action
+				last = a
 			}
 		case ClassWorking, ClassUnknown:
 			// A task being worked on (see Track): wait for what it does next.
@@ -375,13 +396,13 @@ func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		}
 		switch Classify(t) {
 		case ClassDone:
-			return runResult(t, action, relayed, turns > 0), nil
+			return runResult(t, last, relayed, turns > 0), nil
 		case ClassWorking, ClassUnknown:
 			if t, err = c.wait(ctx, p.Endpoint, t.ID, inClass(ClassWorking), &o.Wait); err != nil {
 				return nil, err
 			}
 			if Classify(t) == ClassDone {
-				return runResult(t, action, relayed, turns > 0), nil
+				return runResult(t, last, relayed, turns > 0), nil
 			}
 		}
 		p = Track(p.Endpoint, t)

@@ -150,6 +150,9 @@ func (c *Case) outcome(p *pollResponse) (*transport.Result, *Update, error) {
 		r.SubmissionContext = nonNull(p.SubmissionContext)
 		r.NextCaseID = p.NextCaseID
 		r.EndedAt = at(p.CompletedAt)
+		if r.Decision == transport.DecisionReject {
+			r.Reason = rejectReason(r.Data)
+		}
 	case stateExpired:
 		r.Status = transport.StatusExpired
 		r.DefaultAction = p.DefaultAction
@@ -172,6 +175,26 @@ func (c *Case) outcome(p *pollResponse) (*transport.Result, *Update, error) {
 		return nil, &Update{CaseID: c.CaseID, State: p.Status}, nil
 	}
 	return r, nil, nil
+}
+
+// rejectReason is the reason a human gave with a no, as every protocol reports it in
+// Result.Reason: the data's reason (an escalation's abort), feedback (an approval's reject)
+// or note (a confirmation's cancel), the first that is a non-empty string; the data stays
+// in Data.
+func rejectReason(data json.RawMessage) string {
+	var d struct {
+		Reason, Feedback, Note json.RawMessage
+	}
+	if len(data) == 0 || json.Unmarshal(data, &d) != nil {
+		return ""
+	}
+	for _, raw := range []json.RawMessage{d.Reason, d.Feedback, d.Note} {
+		var s string
+		if json.Unmarshal(raw, &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func at(s string) time.Time {

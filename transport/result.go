@@ -15,7 +15,14 @@ type Status string
 
 // The terminal statuses. HITL Protocol §8 defines completed, expired and cancelled; rejected
 // and failed come from protocols whose servers report them as states of their own (an A2A
-// relay's admin rejection, an HXP request that failed).
+// relay's admin rejection, an A2A task its agent rejected, an HXP request that failed).
+//
+// A person's no is StatusCompleted with DecisionReject — the exchange completed, and the
+// answer was no — with the reason they gave in Reason, in every protocol: a HITL reject,
+// an HXP APPROVE answered "rejected", an A2A answer of deny. A wait of one's own reports a
+// service's own "denied" or "rejected" state of a decided request the same way (see
+// ExampleWait); StatusRejected is for an exchange the service or agent refused as a whole,
+// not for a person's answer.
 const (
 	StatusCompleted Status = "completed"
 	StatusExpired   Status = "expired"
@@ -76,7 +83,10 @@ type Result struct {
 	DefaultAction string `json:"default_action,omitempty"`
 	// DefaultApplied reports that no human answered and DefaultAction took effect.
 	DefaultApplied bool `json:"default_applied,omitempty"`
-	// Reason is the cancellation, rejection or failure reason, when one was given.
+	// Reason is the cancellation, rejection or failure reason, when one was given. For a
+	// person's no (DecisionReject) it is the reason they gave, whatever the protocol: a
+	// HITL review's reason, feedback or note, an HXP receipt's reason, the text of an A2A
+	// answer; the data it came from stays in Data.
 	Reason string `json:"reason,omitempty"`
 	// Receipt is the protocol's own record of the outcome, raw, byte for byte as the
 	// server sent it: an HXP execution receipt (read it with hxp.ReceiptOf). Nil for the
