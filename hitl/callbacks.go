@@ -31,7 +31,8 @@ const (
 	signaturePrefix  = "sha256="
 )
 
-// Callbacks is an http.Handler that receives one service's callbacks (§9): it verifies
+// Callbacks is an http.Handler that receives one service's callbacks (§9) — a
+// [transport.Webhook] configured for the HITL Protocol's signature and body: it verifies
 // each X-HITL-Signature in constant time over the raw body (in §9's form, sha256=<hex>, or in
 // the form algorithm=HS256, value=<base64url>; the first callback in the second form is
 // logged at debug), and wakes the [Client.Wait]
@@ -50,8 +51,9 @@ const (
 //
 // Use one Callbacks per service (each has its own secret). It is safe for concurrent use.
 type Callbacks struct {
-	recv notify.Receiver
-	box  notify.Mailbox
+	wh      *transport.Webhook
+	keep    time.Duration
+	maxKept int
 
 	decide bool
 	mu     sync.Mutex
@@ -107,16 +109,18 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 	if o == nil {
 		o = &CallbacksOptions{}
 	}
-	key := append([]byte(nil), secret...)
-	cb := &Callbacks{box: notify.Mailbox{Keep: o.Keep, MaxKept: o.MaxKept}, decide: o.Decide}
+	cb := &Callbacks{keep: o.Keep, maxKept: o.MaxKept, decide: o.Decide}
 	var once sync.Once
-	cb.recv = notify.Receiver{
-		Mailbox:            &cb.box,
+	wh, err := transport.NewWebhook(transport.WebhookOptions{
+		Secret:             secret,
+		Header:             signatureHeader,
+		Keep:               o.Keep,
+		MaxKept:            o.MaxKept,
 		MaxBody:            o.MaxBody,
 		ReadTimeout:        o.ReadTimeout,
 		MaxConcurrentReads: o.MaxConcurrentReads,
 		Logger:             o.Logger,
-		Verify: func(h http.Header, body []byte) bool {
+		Verify: func(key []byte, h http.Header, body []byte) bool {
 			sig := h.Get(signatureHeader)
 			if notify.VerifyHMACSHA256(key, body, sig, signaturePrefix) {
 				return true
@@ -133,7 +137,11 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 			return true
 		},
 		Parse: cb.parse,
+	})
+	if err != nil {
+		return nil, err
 	}
+	cb.wh = wh
 	return cb, nil
 }
 
@@ -176,7 +184,7 @@ func (cb *Callbacks) parse(body []byte) (string, string, error) {
 	switch event {
 	case eventCompleted, eventExpired, eventCancelled:
 		now := time.Now()
-		keep, limit := cb.box.Keep, cb.box.MaxKept
+		keep, limit := cb.keep, cb.maxKept
 		if keep <= 0 {
 			keep = notify.DefaultKeep
 		}
@@ -219,12 +227,12 @@ func (cb *Callbacks) outcome(cs *Case) *transport.Result {
 }
 
 // ServeHTTP implements http.Handler.
-func (cb *Callbacks) ServeHTTP(w http.ResponseWriter, r *http.Request) { cb.recv.ServeHTTP(w, r) }
+func (cb *Callbacks) ServeHTTP(w http.ResponseWriter, r *http.Request) { cb.wh.ServeHTTP(w, r) }
 
 // watch wakes the caller for each new callback for caseID until stop is called; stopping
 // also forgets the case's kept callback.
 func (cb *Callbacks) watch(caseID string, wake func()) (stop func()) {
-	unwatch := cb.box.Watch(caseID, wake)
+	unwatch := cb.wh.Watch(caseID, wake)
 	return func() {
 		unwatch()
 		cb.mu.Lock()

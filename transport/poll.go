@@ -61,7 +61,7 @@ func (w *Wait[T]) pollOnce(ctx context.Context, etag *string) (o outcome[T]) {
 		// net/http puts the full URL, query included, in *url.Error; keep only its cause.
 		// A refused address stays refused: no retry changes the URL or where its name points.
 		o.err = fmt.Errorf("poll %s: %w", httpx.Redact(url), httpx.StripURL(err))
-		o.temporary = !errors.Is(err, ErrRefusedAddress)
+		o.temporary = !errors.Is(err, ErrRefusedAddress) && !errors.Is(err, httpx.ErrInBubble)
 		return o
 	}
 	defer httpx.DrainClose(resp.Body)

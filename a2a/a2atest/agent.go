@@ -9,7 +9,14 @@
 // testing/synctest bubbles; [NewUnstartedAgent] and [NewUnstartedRelay] with Start (or
 // [Agent.StartTLS]) are for programs, which call Close themselves. [WithProfile] and
 // [Profiles] choose which real agents it behaves as; [Agent.FailNext] injects faults (id ""
-// means any task); Requests is the log of what each fake received.
+// means any task); Requests is the log of what each fake received. Called inside a
+// testing/synctest bubble, where a loopback connection would hang the test, NewAgent and
+// NewRelay fail the test at once.
+//
+// Leak checks (go.uber.org/goleak): goleak.VerifyTestMain in TestMain needs nothing more. A
+// per-test goleak.VerifyNone must run after the fake is closed: register it with t.Cleanup
+// before calling NewAgent or NewRelay (cleanups run last-in, first-out), not with defer, which runs before
+// the fake's own cleanup and reports its goroutines.
 package a2atest
 
 import (
@@ -26,6 +33,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/a2a"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 )
@@ -259,6 +267,9 @@ func (a *Agent) Certificate() *x509.Certificate {
 // NewAgent starts an agent on a loopback port, closed when tb's test ends.
 func NewAgent(tb testing.TB, opts ...AgentOption) *Agent {
 	tb.Helper()
+	if httpx.InBubble() {
+		tb.Fatal("a2atest: NewAgent listens on loopback, which inside a testing/synctest bubble hangs the test: use NewMemoryAgent")
+	}
 	a := newAgent(opts)
 	a.Start()
 	tb.Cleanup(a.Close)

@@ -90,6 +90,9 @@ func (r *Relay) Start() {
 // NewRelay starts a relay on a loopback port, closed when tb's test ends.
 func NewRelay(tb testing.TB, opts ...RelayOption) *Relay {
 	tb.Helper()
+	if httpx.InBubble() {
+		tb.Fatal("a2atest: NewRelay listens on loopback, which inside a testing/synctest bubble hangs the test: use NewMemoryRelay")
+	}
 	r := newRelay(opts)
 	r.Start()
 	tb.Cleanup(r.Close)

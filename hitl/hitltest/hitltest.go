@@ -35,7 +35,14 @@
 // inside a testing/synctest bubble; [NewUnstartedServer] with [Server.Start] or
 // [Server.StartTLS] is for programs, which call Close themselves. [WithProfile] and
 // [Profiles] choose which real services it behaves as; FailNext(id, fault, n) injects
-// faults (id "" means any); [Server.Requests] is the log of what it received.
+// faults (id "" means any); [Server.Requests] is the log of what it received. Called inside
+// a testing/synctest bubble, where a loopback connection would hang the test, NewServer
+// fails the test at once: use NewMemoryServer there.
+//
+// Leak checks (go.uber.org/goleak): goleak.VerifyTestMain in TestMain needs nothing more. A
+// per-test goleak.VerifyNone must run after the fake is closed: register it with t.Cleanup
+// before calling NewServer (cleanups run last-in, first-out), not with defer, which runs before
+// the fake's own cleanup and reports its goroutines.
 //
 // All methods are safe for concurrent use.
 package hitltest
@@ -58,6 +65,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/transport"
@@ -271,6 +279,9 @@ func (s *Server) Certificate() *x509.Certificate {
 // NewServer starts a server on a loopback port and closes it when tb's test ends.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	if httpx.InBubble() {
+		tb.Fatal("hitltest: NewServer listens on loopback, which inside a testing/synctest bubble hangs the test: use NewMemoryServer")
+	}
 	s := newServer(opts)
 	s.Start()
 	tb.Cleanup(s.Close)

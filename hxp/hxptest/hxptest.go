@@ -10,7 +10,14 @@
 // ends; [NewUnstartedServer] with [Server.Start] or [Server.StartTLS] is for programs,
 // which call Close themselves. [WithProfile] and [Profiles] choose which real servers it behaves as;
 // [Server.FailNext] injects faults (id "" means any request); [Server.Requests] is the log
-// of what it received. All methods are safe for concurrent use.
+// of what it received. All methods are safe for concurrent use. Called inside a
+// testing/synctest bubble, where a loopback connection would hang the test, NewServer fails
+// the test at once.
+//
+// Leak checks (go.uber.org/goleak): goleak.VerifyTestMain in TestMain needs nothing more. A
+// per-test goleak.VerifyNone must run after the fake is closed: register it with t.Cleanup
+// before calling NewServer (cleanups run last-in, first-out), not with defer, which runs before
+// the fake's own cleanup and reports its goroutines.
 package hxptest
 
 import (
@@ -29,6 +36,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/hxphash"
 	"github.com/hitlkit/hitlkit/internal/inflight"
 	"github.com/hitlkit/hitlkit/internal/ws"
@@ -229,6 +237,9 @@ func (s *Server) Certificate() *x509.Certificate {
 // NewServer starts a server on a loopback port and closes it when tb's test ends.
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
+	if httpx.InBubble() {
+		tb.Fatal("hxptest: NewServer listens on loopback, which inside a testing/synctest bubble hangs the test: hxptest has no in-memory server: run this test outside the bubble")
+	}
 	s := NewUnstartedServer(opts...)
 	s.Start()
 	tb.Cleanup(s.Close)

@@ -76,6 +76,9 @@ type PublicDialer struct {
 // DialContext resolves address's host, checks every address and dials the first public one
 // that answers. A refusal matches transport.ErrRefusedAddress and names no address.
 func (d *PublicDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	if httpx.InBubble() {
+		return nil, httpx.ErrInBubble
+	}
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 
 // Guard is a RoundTripper that refuses, before sending, every request whose URL breaks the
 // address rules ([CheckURL]), and sends the others through RT (nil: http.DefaultTransport).
+// Inside a testing/synctest bubble it refuses every request RT, an *http.Transport, would
+// send to the real network, with httpx.ErrInBubble.
 type Guard struct {
 	RT           http.RoundTripper
 	AllowPrivate bool
@@ -28,6 +30,12 @@ func (g *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 	rt := g.RT
 	if rt == nil {
 		rt = http.DefaultTransport
+	}
+	if _, real := rt.(*http.Transport); real && httpx.InBubble() {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		return nil, httpx.ErrInBubble
 	}
 	return rt.RoundTrip(req)
 }

@@ -27,6 +27,22 @@ var ErrBodyTooLarge = errors.New("response body exceeds the size limit")
 // ErrRefusedAddress is transport.ErrRefusedAddress: a request the address rules refused.
 var ErrRefusedAddress = errors.New("address refused")
 
+// ErrInBubble: a request that would reach the real network from inside a testing/synctest
+// bubble, where it would block outside the bubble's clock and hang the test.
+var ErrInBubble = errors.New("a request to the real network inside a testing/synctest bubble, where it would hang: " +
+	"serve the fake through transporttest.Transport (a fake's NewMemoryServer)")
+
+// bubbleEpoch is where a testing/synctest bubble's clock starts (midnight UTC 2000-01-01).
+var bubbleEpoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// InBubble reports whether the caller runs inside a testing/synctest bubble, by its clock:
+// a bubble's starts at midnight UTC 2000-01-01, and no machine that runs hitlkit's requests
+// reads a time in the ten years after.
+func InBubble() bool {
+	now := time.Now()
+	return !now.Before(bubbleEpoch) && now.Before(bubbleEpoch.AddDate(10, 0, 0))
+}
+
 // ReadLimited reads all of r, failing with ErrBodyTooLarge when it holds more than limit bytes.
 // A limit ≤ 0 means DefaultBodyLimit.
 func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
