@@ -10,7 +10,11 @@ import (
 	"github.com/hitlkit/hitlkit/a2a"
 )
 
-// Kind says what kind of pause an [Interrupt] is.
+// Kind says what kind of pause an [Interrupt] is: one of the kinds below, or a kind of
+// one's own — the extension point for a protocol this package does not ship: present its
+// question as an Interrupt of that kind with [Interrupt].Custom, and give its wait with
+// [WithKindWaiter]; a [Store] keeps it and [Client.Resume] resumes it like the others (see
+// the example of WithKindWaiter, and examples/acme for a complete protocol).
 type Kind string
 
 // Interrupt kinds.

@@ -9,8 +9,11 @@
 // complete outcome from a source the caller trusts, settle it; one that drops is started
 // again with backoff for as long as the wait lasts. The waits of hitl, a2a, hxp and hi are
 // configurations of it, and a new protocol's wait can be written on it alone (see the
-// example), with what theirs have: [Temporary] marks a decode error transient, [Slots] bound
-// the polls in flight per origin across waits.
+// example, and examples/acme for a complete protocol), with what theirs have: [Temporary]
+// marks a decode error transient, [Slots] bound the polls in flight per origin across waits,
+// a [Webhook] receives a service's signed notifications and wakes the waits they concern,
+// and package transporttest serves a fake service in memory, so that a wait runs in a
+// testing/synctest bubble.
 //
 // Every client's NewClient (hitl, a2a, hxp, hi) takes [Option] values: the With functions
 // here, one name and one implementation each, mixed with the protocol package's own. A
