@@ -112,6 +112,8 @@ type Tally struct {
 	Refused   []Refusal `json:"refused,omitempty"`
 	// Explanation says in one line how the policy was applied.
 	Explanation string `json:"explanation"`
+
+	reasons map[string]string // the reason each participant gave with their counted vote
 }
 
 // Evaluate applies the interaction's policy to its history, in order.
@@ -168,6 +170,10 @@ func (c *counter) add(f Feedback) {
 	}
 	t.Votes[id] = f.Action
 	t.Counts[f.Action]++
+	if t.reasons == nil {
+		t.reasons = map[string]string{}
+	}
+	t.reasons[id] = f.Reason
 	f.ParticipantID = id
 	t.decide(len(c.it.Participants), f)
 }
@@ -263,7 +269,8 @@ func (t *Tally) explain(n int) {
 }
 
 // Result turns a resolved tally into the shared Result: completed with the outcome as
-// Action, or failed with the conflict as Reason. The Decision is the shared word for
+// Action (a reject with the reason given with it as Reason), or failed with the conflict as
+// Reason. The Decision is the shared word for
 // the outcome (approve is DecisionApprove, reject DecisionReject, another of the
 // interaction's userActions DecisionAnswer); the tally itself, as JSON, is the Data. It
 // returns nil while the interaction is unresolved.
@@ -276,10 +283,33 @@ func (t Tally) Result(interactionID string) *transport.Result {
 	if t.Outcome != "" {
 		r.Status, r.Action, r.Decision = transport.StatusCompleted, t.Outcome, decision.Of(t.Outcome)
 		r.RespondedBy = &transport.Responder{Name: t.DecidedBy}
+		if r.Decision == transport.DecisionReject {
+			r.Reason = t.reasonFor(t.Outcome)
+		}
 	} else {
 		r.Status, r.Reason = transport.StatusFailed, t.Explanation
 	}
 	return r
+}
+
+// reasonFor is the reason given with a vote for action, as every protocol reports a
+// person's no in Result.Reason: the deciding participant's, else the first in participant
+// order; "" when none was given.
+func (t Tally) reasonFor(action string) string {
+	if r := t.reasons[t.DecidedBy]; r != "" && t.Votes[t.DecidedBy] == action {
+		return r
+	}
+	ids := make([]string, 0, len(t.reasons))
+	for id := range t.reasons {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if t.reasons[id] != "" && t.Votes[id] == action {
+			return t.reasons[id]
+		}
+	}
+	return ""
 }
 
 // Record validates one response and appends it to the history: a participant's response to

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/hi"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/hxp"
@@ -42,7 +43,7 @@ func shapeOf(r *transport.Result) shape {
 }
 
 // TestOneResultShape runs the same human decisions — a yes, a no with a reason, a no without
-// one — through hitl, hxp and a2a against their fakes, and compares the Results: the same
+// one — through hitl, hxp and a2a against their fakes, and hi's resolution of a response, and compares the Results: the same
 // Status, Decision and Reason everywhere (a person's no is completed with DecisionReject and
 // its reason in Reason, its data still in Data), Action in each protocol's own word, and the
 // responder where the protocol reports one.
@@ -57,6 +58,7 @@ func TestOneResultShape(t *testing.T) {
 		{"hitl", "approve", "reject", "ana", hitlDecision},
 		{"hxp", hxp.Approved, hxp.Rejected, "ana", hxpDecision},
 		{"a2a", "approve", "deny", "", a2aDecision}, // A2A reports no responder
+		{"hi", "approve", "reject", "ana", hiDecision},
 	}
 	for _, d := range cases {
 		for _, p := range protocols {
@@ -167,4 +169,22 @@ func a2aDecision(t *testing.T, d decisionCase) *transport.Result {
 		t.Fatal(err)
 	}
 	return r
+}
+
+func hiDecision(t *testing.T, d decisionCase) *transport.Result {
+	it, err := hi.Parse([]byte(`{"interactionId":"inv-1","resolutionPolicy":"first_response","timestamp":"2026-11-22T10:00:00Z",
+	  "agentInstanceId":"agent-1","type":"approval","urgency":"blocking","userActions":["approve","reject"],
+	  "agentOutput":{"summary":"Deploy?","confidence":0.5},"participants":[{"id":"ana","role":"owner"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	action := "approve"
+	if !d.approve {
+		action = "reject"
+	}
+	tally, err := it.Record(hi.Feedback{ParticipantID: "ana", Action: action, Reason: d.reason})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tally.Result("inv-1")
 }
