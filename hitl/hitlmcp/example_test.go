@@ -77,7 +77,7 @@ func ExampleTool() {
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			done := "not deleted"
-			if r != nil && r.Decision != "" && r.Action == "approve" {
+			if r != nil && r.Approved() {
 				done = "deleted"
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: done}}}, nil
