@@ -88,7 +88,8 @@ func (g *goTool) runClient(t *testing.T, sdk, transport, scenario string) []map[
 	if transport != "stdio" {
 		// go-sdk serves 2026-07-28 over Streamable HTTP only without sessions, and
 		// elicitation/create (2025-11-25) only with them.
-		o := &mcp.StreamableHTTPOptions{Stateless: sdk == "v2" || sdk == "v2-form" || transport == "stateless"}
+		// "stateful" and "stateless" choose; "http" takes the one the client's revision needs.
+		o := &mcp.StreamableHTTPOptions{Stateless: transport == "stateless" || transport == "http" && (sdk == "v2" || sdk == "v2-form")}
 		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, o))
 		defer hs.Close()
 		p := startPeer(t, "client.mjs", sdk, hs.URL, scenario)
@@ -360,6 +361,41 @@ func TestTSClientProgress(t *testing.T) {
 			}
 			if len(progress) == 0 {
 				t.Errorf("no progress while the call waited")
+			}
+		})
+	}
+}
+
+// TestHandlerChoice holds what hitlmcp's README says about handlers: which go-sdk Streamable
+// HTTP handler serves which TypeScript client, the person approving at once. The stateful
+// handler (sessions) speaks 2025-11-25 only — a v2 client asking for 2026-07-28 falls back
+// to it — and sends the link as elicitation/create; the stateless one speaks 2026-07-28 with
+// the client that asks for it (the link as an input request), and serves 2025-11-25 clients
+// without any elicitation (undecided within Check, they get the link in an isError result).
+func TestHandlerChoice(t *testing.T) {
+	for _, tt := range []struct {
+		sdk, handler string
+		protocol     string // negotiated
+		elicited     bool   // the link came as an elicitation or input request
+		deleted      bool   // the call returned the tool's result
+	}{
+		{"v1", "stateful", "2025-11-25", true, true},
+		{"v2-default", "stateful", "2025-11-25", true, true},
+		{"v2", "stateful", "2025-11-25", true, true},
+		{"v1", "stateless", "2025-11-25", false, true},
+		{"v2-default", "stateless", "2025-11-25", false, true},
+		{"v2", "stateless", "2026-07-28", true, true},
+	} {
+		t.Run(tt.sdk+" "+tt.handler, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, 0)
+			events := g.runClient(t, tt.sdk, tt.handler, "call")
+			v, _ := event(events, "protocol")
+			_, elicited := event(events, "elicit")
+			text, isError := result(t, callEvent(t, events))
+			if v != tt.protocol || elicited != tt.elicited || (text == "deleted" && !isError) != tt.deleted {
+				t.Errorf("protocol %v, elicited %v, result %q (isError %v); want %s, %v, deleted %v", v, elicited, text, isError, tt.protocol, tt.elicited, tt.deleted)
 			}
 		})
 	}
