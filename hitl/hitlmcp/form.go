@@ -83,6 +83,14 @@ func (f *Form) Check(content map[string]any) error {
 	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
 		return nil
 	}
+	var raw any
+	if err := json.Unmarshal(f.Schema, &raw); err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	if k := reference(raw); k != "" {
+		// Elicitation schemas are flat; a reference could make validation recurse forever.
+		return fmt.Errorf("hitlmcp: requested schema: %s is not allowed in an elicitation schema", k)
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(f.Schema, &s); err != nil {
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
@@ -132,6 +140,30 @@ func (f *Form) Check(content map[string]any) error {
 		return &AnswerError{Problems: problems}
 	}
 	return nil
+}
+
+// reference is the first keyword of the schema that refers to another schema ($ref and its
+// kin), or "" when it has none.
+func reference(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions":
+				return k
+			}
+			if r := reference(e); r != "" {
+				return r
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if r := reference(e); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
 }
 
 // closed reports whether an additionalProperties schema admits nothing (false).
@@ -187,8 +219,9 @@ func broken(p *jsonschema.Schema, v any) []string {
 		}
 		if p.Items != nil {
 			if opts := choices(p.Items); len(opts) > 0 {
+				in := set(opts)
 				for _, item := range x {
-					if !slices.ContainsFunc(opts, func(o any) bool { return equal(o, item) }) {
+					if !in[key(item)] {
 						out = append(out, "every item must be one of: "+list(opts))
 						break
 					}
@@ -196,7 +229,7 @@ func broken(p *jsonschema.Schema, v any) []string {
 			}
 		}
 	}
-	if opts := choices(p); len(opts) > 0 && !slices.ContainsFunc(opts, func(o any) bool { return equal(o, v) }) {
+	if opts := choices(p); len(opts) > 0 && !set(opts)[key(v)] {
 		out = append(out, "must be one of: "+list(opts))
 	}
 	if len(out) == 0 && !validates(p, v) {
@@ -285,10 +318,24 @@ func article(t string) string {
 	return "a " + t
 }
 
-func equal(a, b any) bool {
-	x, err1 := json.Marshal(a)
-	y, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(x) == string(y)
+// key is v as JSON, to compare values; "" for none.
+func key(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// set is the choices by key, so that checking values against them is linear.
+func set(opts []any) map[string]bool {
+	m := make(map[string]bool, len(opts))
+	for _, o := range opts {
+		if k := key(o); k != "" {
+			m[k] = true
+		}
+	}
+	return m
 }
 
 // list is the choices as a person reads them: strings bare, anything else as JSON.

@@ -176,3 +176,51 @@ func TestFormCheck(t *testing.T) {
 		t.Errorf("a long value: %v", err)
 	}
 }
+
+// FuzzFormCheck: whatever schema a server sends and whatever content a human answers,
+// Form.Check returns (nil, an AnswerError, or a schema error) without panicking, and an
+// AnswerError's values are bounded.
+func FuzzFormCheck(f *testing.F) {
+	s, _ := json.Marshal(signup)
+	f.Add(string(s), `{"name":"A","age":12,"email":"ada","password":"hunter2"}`)
+	f.Add(`{"type":"object","properties":{"t":{"type":"array","items":{"enum":["a",1,null]}}},"additionalProperties":false}`, `{"t":["a",2],"x":1}`)
+	f.Add(`{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$","format":"date-time"}}}`, `{"s":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}`)
+	f.Add(`{"$ref":"#"}`, `{}`)
+	f.Add(`{"type":"object","properties":{"x":{"oneOf":[{"const":1},{"const":"1"}]}}}`, `{"x":1.0}`)
+	f.Fuzz(func(t *testing.T, schema, content string) {
+		var c map[string]any
+		if json.Unmarshal([]byte(content), &c) != nil {
+			return
+		}
+		err := (&hitlmcp.Form{Schema: json.RawMessage(schema)}).Check(c)
+		var ae *hitlmcp.AnswerError
+		if errors.As(err, &ae) {
+			for _, p := range ae.Problems {
+				if len(p.Value) > 90 || p.Rule == "" {
+					t.Fatalf("problem %+v", p)
+				}
+			}
+		}
+	})
+}
+
+// TestFormHostileSchema: a server's schema that refers to itself is refused as invalid
+// params before the human is asked, instead of sending validation into endless recursion
+// (a stack overflow ends the whole agent).
+func TestFormHostileSchema(t *testing.T) {
+	for _, schema := range []map[string]any{
+		{"$ref": "#"},
+		{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#"}}},
+		{"type": "object", "$defs": map[string]any{"x": map[string]any{"$ref": "#/$defs/x"}}, "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}},
+	} {
+		asked := false
+		ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+			asked = true
+			return hitlmcp.Answer{Action: "accept", Content: map[string]any{"a": 1.0}}, nil
+		}
+		got, err := call(t, &mcp.ElicitParams{Message: "Loop?", RequestedSchema: schema}, hitlmcp.ElicitationHandler(nil, ask))
+		if err == nil || asked {
+			t.Errorf("schema %v: %q, %v, asked %v; want a refusal before the human is asked", schema, got, err, asked)
+		}
+	}
+}
