@@ -1,15 +1,32 @@
 // Package hitlmcp puts an MCP server's elicitations in front of the agent's human through
-// hitlkit, for clients built on github.com/modelcontextprotocol/go-sdk.
+// hitlkit, for clients built on github.com/modelcontextprotocol/go-sdk, and a person in front
+// of an MCP server's tools. The module's README.md is its front page.
 //
-// [ElicitationHandler] is a handler for mcp.ClientOptions.ElicitationHandler: a URL-mode
-// elicitation (the server sends the human to a page of its own) is forwarded like a review
-// link, through the same [hitl.Forwarder] the agent uses for HITL cases; a form-mode
-// elicitation goes to a [FormAsker] — an HXP PROVIDE, an HI interaction, a chat — and the
-// answer is checked against the requested schema before it goes back to the server.
+// [ElicitationHandler] is a handler for mcp.ClientOptions.ElicitationHandler, for 2025-11-25
+// elicitation/create requests and 2026-07-28 input requests alike: a URL-mode elicitation
+// (the server sends the human to a page of its own) is forwarded like a review link, through
+// the same [hitl.Forwarder] the agent uses for HITL cases; a form-mode elicitation goes to a
+// [FormAsker] — an HXP PROVIDE, an HI interaction, a chat — and an answer that breaks the
+// requested schema is put back to the human with every problem ([Form.Problems]), up to
+// [DefaultRounds] rounds, before anything goes back to the server.
 //
-// [Tool] is the server side: a tool whose backend may answer with a HITL 202 returns MCP's
-// "input required" with the review URL, the pending case sealed in requestState, and the
-// client's retry returns the person's decision as the tool's result.
+// [Tool] is the server side: a tool whose backend may answer with a HITL 202 sends the
+// review URL to a client that declared URL elicitation (an input-required result with the
+// pending case sealed in requestState on 2026-07-28, elicitation/create on 2025-11-25), and
+// returns the person's decision as the tool's result; only an approval is a success. A
+// repeat of a call joins its open case.
+//
+// # Which HTTP handler
+//
+// Over stdio every revision works. Over HTTP, go-sdk v1.8.0's mcp.NewStreamableHTTPHandler
+// with sessions (the default) speaks 2025-11-25: the review link reaches those clients as
+// elicitation/create, but a client on 2026-07-28 that took any server/discover answer as
+// agreement (mark3labs/mcp-go at its defaults) fails every tools/call. Without sessions
+// (mcp.StreamableHTTPOptions{Stateless: true}) it serves 2026-07-28 clients and any
+// replica can take a retry, while 2025-11-25 clients get no elicitation/create: the link
+// only in the isError result after [Tool.Check], and a repeat of the call joins the case.
+// Serve stateless for 2026-07-28 and mcp-go clients, stateful for 2025-11-25 clients that
+// should be shown the link as an elicitation, or both on two endpoints.
 //
 // [Paused] and [Retry] keep a client's paused tool call (an input-required result, or a
 // -32042 error) as a [hitl.Interrupt] that survives a restart, and call the tool again later.

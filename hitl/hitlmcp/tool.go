@@ -184,19 +184,23 @@ func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if err != nil {
 		return nil, err
 	}
-	if p != nil {
-		// The same call again while its case is open: its outcome, not a second case.
-		return t.check(ctx, req, bind, p, true)
-	}
-	p, res, err := t.start(ctx, req)
-	opened(p)
 	if p == nil {
-		return res, err
+		var res *mcp.CallToolResult
+		func() {
+			defer func() { opened(p) }() // also if Call or Result panics: no repeat waits for it
+			p, res, err = t.start(ctx, req)
+		}()
+		if p == nil {
+			return res, err
+		}
 	}
+	// A repeat of the call while its case is open (joined) goes on with that case, as the
+	// first call did: its outcome, never a second case.
+	joined := opened == nil
 	if !urlElicitation(req) {
 		// The client cannot be sent the link; the service may reach the person by its own
 		// means, and the result names the link.
-		return t.check(ctx, req, bind, p, false)
+		return t.check(ctx, req, bind, p, joined)
 	}
 	return t.ask(req, bind, p)
 }
