@@ -224,3 +224,17 @@ func TestFormHostileSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestWithRoundsRefusesZero: WithRounds(0) is a configuration error: every elicitation fails
+// with it before the human is asked, instead of being read as some bound.
+func TestWithRoundsRefusesZero(t *testing.T) {
+	asked := false
+	ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		asked = true
+		return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 5.0}}, nil
+	}
+	_, err := call(t, &mcp.ElicitParams{Message: "How much?", RequestedSchema: budget}, hitlmcp.ElicitationHandler(nil, ask, hitlmcp.WithRounds(0)))
+	if err == nil || !strings.Contains(err.Error(), "WithRounds(0)") || asked {
+		t.Errorf("WithRounds(0): %v, asked %v; want a refusal naming the option, nobody asked", err, asked)
+	}
+}

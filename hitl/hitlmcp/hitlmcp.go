@@ -105,28 +105,40 @@ var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 // decline or cancel in any round is sent as it is. Either forward or ask may be nil,
 // refusing its mode with an error. [ClientOptions] declares the modes to the server.
 func ElicitationHandler(forward hitl.Forwarder, ask FormAsker, opts ...HandlerOption) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-	rounds := DefaultRounds
+	c := handlerConfig{rounds: DefaultRounds}
 	for _, o := range opts {
 		if o != nil {
-			o(&rounds)
+			o(&c)
 		}
 	}
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		res, err := elicit(ctx, req, forward, ask, rounds)
+		if c.err != nil {
+			return nil, withCode(c.err, jsonrpc.CodeInternalError)
+		}
+		res, err := elicit(ctx, req, forward, ask, c.rounds)
 		return res, withCode(err, jsonrpc.CodeInternalError)
 	}
 }
 
 // HandlerOption configures [ElicitationHandler] and [ClientOptions].
-type HandlerOption func(rounds *int)
+type HandlerOption func(*handlerConfig)
+
+type handlerConfig struct {
+	rounds int
+	err    error // a bad option: every elicitation fails with it, before anyone is asked
+}
 
 // WithRounds sets how many times a form is put to the human while their accepted answers
-// break its schema (n ≥ 1; 1 asks once and never again). n < 1 keeps [DefaultRounds].
+// break its schema: n ≥ 1 (1 asks once and never again). With n < 1 the handler refuses
+// every elicitation with an error naming WithRounds (internal error, -32603), before the
+// human is asked.
 func WithRounds(n int) HandlerOption {
-	return func(rounds *int) {
-		if n >= 1 {
-			*rounds = n
+	return func(c *handlerConfig) {
+		if n < 1 {
+			c.err = fmt.Errorf("hitlmcp: WithRounds(%d): a form is put to the human at least once; use 1 or more", n)
+			return
 		}
+		c.rounds = n
 	}
 }
 
