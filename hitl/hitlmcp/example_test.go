@@ -2,6 +2,7 @@ package hitlmcp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -16,8 +17,10 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// An MCP server's tool asks the agent's human how much it may spend; the agent's client
-// answers through hitlkit, and the answer is checked against the server's schema.
+// An MCP server's tool asks the agent's human how much it may spend, with a 2026-07-28 input
+// request (InputRequests); the agent's client answers through hitlkit. The first answer
+// breaks the server's schema, so the form goes back to the human with the problem; the
+// second reaches the server.
 func ExampleElicitationHandler() {
 	ctx := context.Background()
 	server := mcp.NewServer(&mcp.Implementation{Name: "shop", Version: "1"}, nil)
@@ -33,7 +36,11 @@ func ExampleElicitationHandler() {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("bought for %v", res.Content["amount"])}}}, nil, nil
 	})
 	human := func(_ context.Context, f *hitlmcp.Form) (hitlmcp.Answer, error) {
-		fmt.Println("asked:", f.Message)
+		if f.Round == 1 {
+			fmt.Println("asked:", f.Message)
+			return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 2500.0}}, nil
+		}
+		fmt.Println("asked again:", f.Problems[0])
 		return hitlmcp.Answer{Action: "accept", Content: map[string]any{"amount": 250.0}}, nil
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"},
@@ -56,7 +63,26 @@ func ExampleElicitationHandler() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// asked: How much may I spend?
+	// asked again: amount: must be at most 1000 (got 2500)
 	// bought for 250
+}
+
+// A FormAsker may check an answer itself before it answers, and ask again at once.
+func ExampleForm_Check() {
+	f := &hitlmcp.Form{Message: "Your account?", Schema: []byte(`{"type":"object","required":["email"],
+		"properties":{"email":{"type":"string","format":"email"},"pin":{"type":"string","minLength":6}}}`)}
+	err := f.Check(map[string]any{"email": "ada", "pin": "1234"})
+	var bad *hitlmcp.AnswerError
+	if errors.As(err, &bad) {
+		for _, p := range bad.Problems {
+			fmt.Println(p) // the pin's value is secret: not shown
+		}
+	}
+	fmt.Println(f.Check(map[string]any{"email": "ada@example.org", "pin": "123456"}))
+	// Output:
+	// email: must be an email address (RFC 5321) (got "ada")
+	// pin: must be at least 6 characters long
+	// <nil>
 }
 
 // An MCP server's delete_file tool calls a backend that wants a person to approve first. The
@@ -77,7 +103,7 @@ func ExampleTool() {
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			done := "not deleted"
-			if r != nil && r.Decision != "" && r.Action == "approve" {
+			if r != nil && r.Approved() {
 				done = "deleted"
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: done}}}, nil

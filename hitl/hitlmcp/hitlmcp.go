@@ -1,15 +1,32 @@
 // Package hitlmcp puts an MCP server's elicitations in front of the agent's human through
-// hitlkit, for clients built on github.com/modelcontextprotocol/go-sdk.
+// hitlkit, for clients built on github.com/modelcontextprotocol/go-sdk, and a person in front
+// of an MCP server's tools. The module's README.md is its front page.
 //
-// [ElicitationHandler] is a handler for mcp.ClientOptions.ElicitationHandler: a URL-mode
-// elicitation (the server sends the human to a page of its own) is forwarded like a review
-// link, through the same [hitl.Forwarder] the agent uses for HITL cases; a form-mode
-// elicitation goes to a [FormAsker] — an HXP PROVIDE, an HI interaction, a chat — and the
-// answer is checked against the requested schema before it goes back to the server.
+// [ElicitationHandler] is a handler for mcp.ClientOptions.ElicitationHandler, for 2025-11-25
+// elicitation/create requests and 2026-07-28 input requests alike: a URL-mode elicitation
+// (the server sends the human to a page of its own) is forwarded like a review link, through
+// the same [hitl.Forwarder] the agent uses for HITL cases; a form-mode elicitation goes to a
+// [FormAsker] — an HXP PROVIDE, an HI interaction, a chat — and an answer that breaks the
+// requested schema is put back to the human with every problem ([Form.Problems]), up to
+// [DefaultRounds] rounds, before anything goes back to the server.
 //
-// [Tool] is the server side: a tool whose backend may answer with a HITL 202 returns MCP's
-// "input required" with the review URL, the pending case sealed in requestState, and the
-// client's retry returns the person's decision as the tool's result.
+// [Tool] is the server side: a tool whose backend may answer with a HITL 202 sends the
+// review URL to a client that declared URL elicitation (an input-required result with the
+// pending case sealed in requestState on 2026-07-28, elicitation/create on 2025-11-25), and
+// returns the person's decision as the tool's result; only an approval is a success. A
+// repeat of a call joins its open case.
+//
+// # Which HTTP handler
+//
+// Over stdio every revision works. Over HTTP, go-sdk v1.8.0's mcp.NewStreamableHTTPHandler
+// with sessions (the default) speaks 2025-11-25: the review link reaches those clients as
+// elicitation/create, but a client on 2026-07-28 that took any server/discover answer as
+// agreement (mark3labs/mcp-go at its defaults) fails every tools/call. Without sessions
+// (mcp.StreamableHTTPOptions{Stateless: true}) it serves 2026-07-28 clients and any
+// replica can take a retry, while 2025-11-25 clients get no elicitation/create: the link
+// only in the isError result after [Tool.Check], and a repeat of the call joins the case.
+// Serve stateless for 2026-07-28 and mcp-go clients, stateful for 2025-11-25 clients that
+// should be shown the link as an elicitation, or both on two endpoints.
 //
 // [Paused] and [Retry] keep a client's paused tool call (an input-required result, or a
 // -32042 error) as a [hitl.Interrupt] that survives a restart, and call the tool again later.
@@ -27,7 +44,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,10 +54,16 @@ import (
 const KindURLElicitation hitl.Kind = "mcp-url-elicitation"
 
 // Form is a form-mode elicitation put to the human: what to ask, and the flat JSON Schema
-// the answer must satisfy.
+// the answer must satisfy. When the previous answer broke the schema, the form comes back
+// with Problems and a higher Round: show the problems with the question.
 type Form struct {
 	Message string
 	Schema  json.RawMessage
+	// Problems is every way the human's previous answer broke the schema; empty on the
+	// first round.
+	Problems []Problem
+	// Round counts the times this form has been put to the human, from 1.
+	Round int
 }
 
 // Answer is the human's answer to a Form: Action is "accept" (with Content), "decline" or
@@ -51,39 +73,78 @@ type Answer struct {
 	Content map[string]any
 }
 
-// FormAsker collects the human's answer to a form. It is called once per elicitation and
-// should return when ctx ends.
+// FormAsker collects the human's answer to a form. It is called once per round of an
+// elicitation — again, with the problems, while the accepted answers break the schema (see
+// [ElicitationHandler]) — and should return when ctx ends. It may validate with
+// [Form.Check] and re-prompt by itself.
 type FormAsker func(ctx context.Context, f *Form) (Answer, error)
 
-// ErrBadAnswer: the human's accepted answer does not satisfy the requested schema (the
-// string formats email, uri, date and date-time included); the server gets JSON-RPC
-// invalid params (-32602) instead of the answer.
+// ErrBadAnswer: the human's accepted answers did not satisfy the requested schema (the
+// string formats email, uri, date and date-time included) in the rounds allowed; the server
+// gets JSON-RPC invalid params (-32602) instead of an answer. The error is an
+// [*AnswerError] naming every problem of the last answer.
 var ErrBadAnswer = errors.New("hitlmcp: the answer does not match the requested schema")
 
 // ErrNoAsker: a form-mode elicitation arrived and no FormAsker was given; the server gets
 // JSON-RPC invalid params (-32602).
 var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 
-// ElicitationHandler returns a handler for mcp.ClientOptions.ElicitationHandler.
+// ElicitationHandler returns a handler for mcp.ClientOptions.ElicitationHandler. It takes
+// 2025-11-25 elicitation/create requests and 2026-07-28 input requests alike (the go-sdk
+// client hands both to it).
 //
 // A URL-mode elicitation becomes an Interrupt of kind KindURLElicitation — its Case holds the
 // elicitation id as CaseID (a new random id when the server sent none, as 2026-07-28 input
 // requests do), the message as Prompt and the URL as ReviewURL — passed to
 // forward; once forwarded it is answered "accept" (the human continues on the server's page,
 // and the server says when it is done). A form-mode elicitation goes to ask; an accepted
-// answer is validated against the requested schema, and one that does not satisfy it is
-// ErrBadAnswer. Either may be nil, refusing its mode with an error. [ClientOptions]
-// declares the modes to the server.
-func ElicitationHandler(forward hitl.Forwarder, ask FormAsker) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+// answer is validated against the requested schema ([Form.Check]). One that breaks it is put
+// back to the human — the same form, with every problem and the next Round — up to
+// [DefaultRounds] rounds in all ([WithRounds] sets another bound); the last one is an
+// [*AnswerError] ([ErrBadAnswer]) and reaches the server as JSON-RPC invalid params. A
+// decline or cancel in any round is sent as it is. Either forward or ask may be nil,
+// refusing its mode with an error. [ClientOptions] declares the modes to the server.
+func ElicitationHandler(forward hitl.Forwarder, ask FormAsker, opts ...HandlerOption) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	c := handlerConfig{rounds: DefaultRounds}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		res, err := elicit(ctx, req, forward, ask)
+		if c.err != nil {
+			return nil, withCode(c.err, jsonrpc.CodeInternalError)
+		}
+		res, err := elicit(ctx, req, forward, ask, c.rounds)
 		return res, withCode(err, jsonrpc.CodeInternalError)
+	}
+}
+
+// HandlerOption configures [ElicitationHandler] and [ClientOptions].
+type HandlerOption func(*handlerConfig)
+
+type handlerConfig struct {
+	rounds int
+	err    error // a bad option: every elicitation fails with it, before anyone is asked
+}
+
+// WithRounds sets how many times a form is put to the human while their accepted answers
+// break its schema: n ≥ 1 (1 asks once and never again). With n < 1 the handler refuses
+// every elicitation with an error naming WithRounds (internal error, -32603), before the
+// human is asked.
+func WithRounds(n int) HandlerOption {
+	return func(c *handlerConfig) {
+		if n < 1 {
+			c.err = fmt.Errorf("hitlmcp: WithRounds(%d): a form is put to the human at least once; use 1 or more", n)
+			return
+		}
+		c.rounds = n
 	}
 }
 
 // elicit is ElicitationHandler's work; a refusal of the request is JSON-RPC invalid params
 // (-32602), anything else goes out as internal error (-32603).
-func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder, ask FormAsker) (*mcp.ElicitResult, error) {
+func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder, ask FormAsker, rounds int) (*mcp.ElicitResult, error) {
 	if req == nil || req.Params == nil {
 		return nil, refusal(errors.New("hitlmcp: elicitation without params"))
 	}
@@ -111,23 +172,38 @@ func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder,
 	if err != nil {
 		return nil, refusal(fmt.Errorf("hitlmcp: requested schema: %w", err))
 	}
-	a, err := ask(ctx, &Form{Message: p.Message, Schema: schema})
-	if err != nil {
-		return nil, err
+	form := &Form{Message: p.Message, Schema: schema, Round: 1}
+	if err := form.Check(nil); err != nil && !errors.Is(err, ErrBadAnswer) {
+		return nil, refusal(err) // a schema that cannot be read: the human is not bothered
 	}
-	switch a.Action {
-	case "decline", "cancel":
-		return &mcp.ElicitResult{Action: a.Action}, nil
-	case "accept":
-	default:
-		return nil, fmt.Errorf("hitlmcp: answer action %q is not accept, decline or cancel", a.Action)
+	for {
+		a, err := ask(ctx, form)
+		if err != nil {
+			return nil, err
+		}
+		switch a.Action {
+		case "decline", "cancel":
+			return &mcp.ElicitResult{Action: a.Action}, nil
+		case "accept":
+		default:
+			return nil, fmt.Errorf("hitlmcp: answer action %q is not accept, decline or cancel", a.Action)
+		}
+		err = form.Check(a.Content)
+		if err == nil {
+			// The SDK fills the schema's defaults into the content in place: give it a copy,
+			// so the map the FormAsker answered with is never written behind its back.
+			return &mcp.ElicitResult{Action: "accept", Content: maps.Clone(a.Content)}, nil
+		}
+		var bad *AnswerError
+		if !errors.As(err, &bad) {
+			return nil, refusal(err)
+		}
+		if form.Round >= rounds {
+			bad.Rounds = form.Round
+			return nil, refusal(bad)
+		}
+		form = &Form{Message: p.Message, Schema: schema, Problems: bad.Problems, Round: form.Round + 1}
 	}
-	if err := check(schema, a.Content); err != nil {
-		return nil, refusal(err)
-	}
-	// The SDK fills the schema's defaults into the content in place: give it a copy, so the
-	// map the FormAsker answered with is never written behind its back.
-	return &mcp.ElicitResult{Action: "accept", Content: maps.Clone(a.Content)}, nil
 }
 
 // withCode makes err travel as a JSON-RPC error with code (JSON-RPC 2.0 §5.1) and err's
@@ -142,31 +218,6 @@ func withCode(err error, code int64) error {
 
 // refusal makes err travel as JSON-RPC invalid params (-32602).
 func refusal(err error) error { return withCode(err, jsonrpc.CodeInvalidParams) }
-
-// check validates content against the requested schema (none: anything goes).
-func check(schema json.RawMessage, content map[string]any) error {
-	if len(schema) == 0 || string(schema) == "null" {
-		return nil
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schema, &s); err != nil {
-		return fmt.Errorf("hitlmcp: requested schema: %w", err)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return fmt.Errorf("hitlmcp: requested schema: %w", err)
-	}
-	if err := resolved.Validate(content); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadAnswer, err)
-	}
-	for name, p := range s.Properties {
-		v, ok := content[name].(string)
-		if ok && p != nil && !formatOK(p.Format, v) {
-			return fmt.Errorf("%w: %s is not a valid %s", ErrBadAnswer, name, p.Format)
-		}
-	}
-	return nil
-}
 
 // formatOK reports whether v has the string format an elicitation schema may ask for
 // (MCP 2025-11-25 "Elicitation", "Supported Schema Types": email, uri, date, date-time, as
@@ -190,9 +241,9 @@ func formatOK(format, v string) bool {
 }
 
 // ClientOptions returns options for mcp.NewClient whose elicitations go to
-// ElicitationHandler(forward, ask), declaring the modes it takes: URL mode when forward is
-// set, form mode when ask is. Other options may be set on the result.
-func ClientOptions(forward hitl.Forwarder, ask FormAsker) *mcp.ClientOptions {
+// ElicitationHandler(forward, ask, opts...), declaring the modes it takes: URL mode when
+// forward is set, form mode when ask is. Other options may be set on the result.
+func ClientOptions(forward hitl.Forwarder, ask FormAsker, opts ...HandlerOption) *mcp.ClientOptions {
 	caps := &mcp.ElicitationCapabilities{}
 	if forward != nil {
 		caps.URL = &mcp.URLElicitationCapabilities{}
@@ -201,7 +252,7 @@ func ClientOptions(forward hitl.Forwarder, ask FormAsker) *mcp.ClientOptions {
 		caps.Form = &mcp.FormElicitationCapabilities{}
 	}
 	return &mcp.ClientOptions{
-		ElicitationHandler: ElicitationHandler(forward, ask),
+		ElicitationHandler: ElicitationHandler(forward, ask, opts...),
 		Capabilities: &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true}, // the SDK's default
 			Elicitation: caps,

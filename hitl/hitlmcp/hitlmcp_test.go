@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -257,7 +256,7 @@ const readmeClient = `client := mcp.NewClient(&mcp.Implementation{Name: "agent",
 // TestREADMEClientTakesURLElicitations: a client built as the README shows declares URL
 // mode and form mode, so a 2025-11-25 server sends it both.
 func TestREADMEClientTakesURLElicitations(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile("README.md")
 	if err != nil || !strings.Contains(string(readme), readmeClient) {
 		t.Fatalf("the README does not build its client as %s (%v)", readmeClient, err)
 	}

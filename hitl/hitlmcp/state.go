@@ -18,11 +18,12 @@ import (
 )
 
 // paused is what a requestState holds: the paused call's random id (the same in every state
-// of the call, the key in the Ledger), when the state stops being valid (Unix seconds) and
-// the case.
+// of the call, the key in the Ledger), when the state stops being valid (Unix seconds), when
+// the case opened, and the case.
 type paused struct {
 	Call      string          `json:"call"`
 	Expires   int64           `json:"exp"`
+	Opened    int64           `json:"opened,omitempty"` // Unix milliseconds
 	Interrupt *hitl.Interrupt `json:"it"`
 }
 

@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -46,7 +48,7 @@ func newFiles(t *testing.T, svc *hitltest.Server, check time.Duration) *files {
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
 			text := "not deleted: " + string(r.Status) + " " + r.Action
-			if r.Decision != "" && r.Action == "approve" {
+			if r.Approved() {
 				f.deleted.Add(1)
 				text = "deleted"
 			}
@@ -62,6 +64,14 @@ func (f *files) session(t *testing.T, name, rev string, o *mcp.ClientOptions) *m
 	server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
 	server.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, f.tool.Handle)
 	return connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o), rev)
+}
+
+// manualURL is a client that declares URL elicitation and runs 2026-07-28's rounds itself
+// (its automatic retry loop off).
+func manualURL() *mcp.ClientOptions {
+	o := hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil)
+	o.MultiRoundTrip = &mcp.MultiRoundTripOptions{Disabled: true}
+	return o
 }
 
 // caseOf is the case id in a fake service's review URL (…/review/{id}?token=…).
@@ -219,7 +229,7 @@ func TestToolOnEveryRevision(t *testing.T) {
 	t.Run("2026-07-28 paused", func(t *testing.T) {
 		t.Parallel()
 		f := newFiles(t, hitltest.NewServer(t), check)
-		manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+		manual := manualURL()
 		res, err := f.session(t, "delete_file", "", manual).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
 		review, _ := res.InputRequests["review"].(*mcp.ElicitParams)
 		if err != nil || !res.NeedsInput() || review == nil || review.ElicitationID != "" || !strings.HasPrefix(review.URL, f.svc.URL+"/review/") {
@@ -235,7 +245,7 @@ func TestToolOnEveryRevision(t *testing.T) {
 // caller, and a replay are refused as invalid params without polling the service.
 func TestToolStateIsSealed(t *testing.T) {
 	svc := hitltest.NewServer(t, hitltest.WithRetryAfter(time.Second))
-	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	manual := manualURL()
 	first := newFiles(t, svc, 200*time.Millisecond)
 	ledger := &hitlmcp.MemoryLedger{}
 	first.tool.Ledger = ledger
@@ -396,5 +406,251 @@ func TestToolFailures(t *testing.T) {
 	var rpc *jsonrpc.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInternalError || !strings.Contains(rpc.Message, "Secret") {
 		t.Errorf("an empty Tool: %#v, want internal error (-32603)", err)
+	}
+}
+
+// TestToolURLOnlyWhereDeclared: a client that did not declare URL elicitation — one with a
+// form handler only, one with no elicitation handler — is never sent the review link as an
+// elicitation or input request, on 2026-07-28 as on 2025-11-25: within Check it gets an
+// isError result naming the link, and nothing is deleted.
+func TestToolURLOnlyWhereDeclared(t *testing.T) {
+	form := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		t.Error("a form was asked")
+		return hitlmcp.Answer{Action: "decline"}, nil
+	}
+	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+		for name, o := range map[string]*mcp.ClientOptions{
+			"form only": hitlmcp.ClientOptions(nil, form),
+			"none":      {},
+		} {
+			t.Run(rev+" "+name, func(t *testing.T) {
+				t.Parallel()
+				f := newFiles(t, hitltest.NewServer(t), 500*time.Millisecond)
+				o.ElicitationHandler = func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					t.Errorf("elicited %+v", req.Params)
+					return &mcp.ElicitResult{Action: "accept"}, nil
+				}
+				if name == "none" {
+					o.ElicitationHandler = nil
+				}
+				res, err := f.session(t, "delete_file", rev, o).CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+				if err != nil || !res.IsError || res.NeedsInput() || !strings.Contains(text(res), f.svc.URL+"/review/") || f.deleted.Load() != 0 {
+					t.Fatalf("CallTool = %+v (%q), %v; want an isError result naming the link", res, text(res), err)
+				}
+			})
+		}
+	}
+}
+
+// TestToolRepeatJoins: the same call (tool, arguments, caller) made again while its case is
+// open joins that case: an approval given after the first "not done" deletes once, and no
+// second case opens; a call with other arguments or from another caller opens its own; once
+// the outcome is returned, the same call again opens a new case. On 2026-07-28 a repeat of a
+// paused call gets a requestState of the same call, so the approval is spent once.
+func TestToolRepeatJoins(t *testing.T) {
+	opened := func(svc *hitltest.Server) int {
+		n := 0
+		for _, q := range svc.Requests() {
+			if q.Method == http.MethodPost {
+				n++
+			}
+		}
+		return n
+	}
+	for _, rev := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(rev+" not done", func(t *testing.T) {
+			t.Parallel()
+			svc := hitltest.NewServer(t)
+			f := newFiles(t, svc, 300*time.Millisecond)
+			cs := f.session(t, "delete_file", rev, &mcp.ClientOptions{}) // no URL elicitation
+			call := func(path string) *mcp.CallToolResult {
+				t.Helper()
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": path}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res
+			}
+			first := call("/tmp/report.txt")
+			if !first.IsError || !strings.Contains(text(first), "Not done") {
+				t.Fatalf("first call = %q, want not done", text(first))
+			}
+			if res := call("/tmp/other.txt"); !res.IsError || opened(svc) != 2 {
+				t.Fatalf("other arguments = %q, %d cases; want a case of their own", text(res), opened(svc))
+			}
+			var id string
+			for _, q := range svc.Requests() {
+				if q.CaseID != "" {
+					id = q.CaseID
+					break
+				}
+			}
+			if err := svc.Respond(id, "approve", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			var res *mcp.CallToolResult
+			for range 10 { // the approval is seen at the next poll
+				if res = call("/tmp/report.txt"); !res.IsError {
+					break
+				}
+			}
+			if text(res) != "deleted" || res.IsError || f.deleted.Load() != 1 || opened(svc) != 2 {
+				t.Fatalf("the repeat = %q; deleted %d, %d cases; want the first case's approval", text(res), f.deleted.Load(), opened(svc))
+			}
+			if res := call("/tmp/report.txt"); !res.IsError || f.deleted.Load() != 1 || opened(svc) != 3 {
+				t.Errorf("after the outcome = %q; deleted %d, %d cases; want a new case", text(res), f.deleted.Load(), opened(svc))
+			}
+		})
+	}
+	t.Run("another caller", func(t *testing.T) {
+		t.Parallel()
+		svc := hitltest.NewServer(t)
+		f := newFiles(t, svc, 100*time.Millisecond)
+		for _, user := range []string{"ada", "mallory", "ada"} {
+			res, err := f.tool.Handle(t.Context(), &mcp.CallToolRequest{
+				Params: &mcp.CallToolParamsRaw{Name: "delete_file", Arguments: []byte(`{}`)},
+				Extra:  &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}}})
+			if err != nil || !res.IsError {
+				t.Fatalf("%s: %+v, %v", user, res, err)
+			}
+		}
+		if opened(svc) != 2 {
+			t.Errorf("%d cases, want one per caller", opened(svc))
+		}
+	})
+	t.Run("2026-07-28 paused", func(t *testing.T) {
+		t.Parallel()
+		svc := hitltest.NewServer(t)
+		f := newFiles(t, svc, 300*time.Millisecond)
+		cs := f.session(t, "delete_file", "", manualURL())
+		params := &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "/tmp/report.txt"}}
+		one, err := cs.CallTool(t.Context(), params)
+		if err != nil || !one.NeedsInput() {
+			t.Fatalf("first call = %+v, %v", one, err)
+		}
+		two, err := cs.CallTool(t.Context(), params)
+		if err != nil || !two.NeedsInput() || opened(svc) != 1 {
+			t.Fatalf("repeat = %+v, %v, %d cases; want input required on the same case", two, err, opened(svc))
+		}
+		if u1, u2 := one.InputRequests["review"].(*mcp.ElicitParams).URL, two.InputRequests["review"].(*mcp.ElicitParams).URL; u1 != u2 {
+			t.Errorf("review links %q and %q", u1, u2)
+		}
+		if err := svc.Respond(caseOf(t, one.InputRequests["review"].(*mcp.ElicitParams).URL), "approve", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		retry := func(state string) (*mcp.CallToolResult, error) {
+			for {
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: params.Name, Arguments: params.Arguments, RequestState: state,
+					InputResponses: mcp.InputResponseMap{"review": &mcp.ElicitResult{Action: "accept"}}})
+				if err != nil || !res.NeedsInput() {
+					return res, err
+				}
+				state = res.RequestState
+			}
+		}
+		if res, err := retry(two.RequestState); err != nil || text(res) != "deleted" {
+			t.Fatalf("the repeat's retry = %+v, %v", res, err)
+		}
+		if _, err := retry(one.RequestState); !errors.Is(err, hitlmcp.ErrReplayed) && (err == nil || !strings.Contains(err.Error(), hitlmcp.ErrReplayed.Error())) {
+			t.Errorf("the first call's retry: %v, want ErrReplayed", err)
+		}
+		if f.deleted.Load() != 1 {
+			t.Errorf("deleted %d times", f.deleted.Load())
+		}
+	})
+}
+
+// TestToolProgress: while a call waits for the person, a client that gave a progress token
+// hears notifications/progress (rising, without the review link); one that gave none hears
+// nothing.
+func TestToolProgress(t *testing.T) {
+	for _, token := range []any{"p-1", nil} {
+		t.Run(fmt.Sprint(token), func(t *testing.T) {
+			t.Parallel()
+			f := newFiles(t, hitltest.NewServer(t), 2500*time.Millisecond)
+			var (
+				mu    sync.Mutex
+				heard []*mcp.ProgressNotificationParams
+			)
+			o := &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, n *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				defer mu.Unlock()
+				heard = append(heard, n.Params)
+			}}
+			params := &mcp.CallToolParams{Name: "delete_file"}
+			if token != nil {
+				params.SetProgressToken(token)
+			}
+			res, err := f.session(t, "delete_file", "2025-11-25", o).CallTool(t.Context(), params)
+			if err != nil || !res.IsError {
+				t.Fatalf("CallTool = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if token == nil {
+				if len(heard) != 0 {
+					t.Errorf("heard %d notifications without a token", len(heard))
+				}
+				return
+			}
+			if len(heard) < 2 {
+				t.Fatalf("heard %d notifications in 2.5 s", len(heard))
+			}
+			for i, n := range heard {
+				if n.ProgressToken != token || strings.Contains(n.Message, "http") || (i > 0 && n.Progress <= heard[i-1].Progress) {
+					t.Errorf("notification %d: %+v", i, n)
+				}
+			}
+		})
+	}
+}
+
+// TestToolNoIsNeverAGoAhead: a rejection, an expiry with default_action "approve" and a
+// cancellation reach the client as an isError result, even from a Result that words every
+// outcome as a success; only an approval is the tool's success.
+func TestToolNoIsNeverAGoAhead(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		body    string
+		decide  func(svc *hitltest.Server, id string) error
+		isError bool
+	}{
+		{"approved", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "approve", nil, nil) }, false},
+		{"rejected", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "reject", nil, nil) }, true},
+		{"expired with default approve", `{"timeout":"1s","default_action":"approve"}`, func(*hitltest.Server, string) error { return nil }, true},
+		{"cancelled", `{}`, func(svc *hitltest.Server, id string) error { return svc.Cancel(id, "withdrawn") }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			svc := hitltest.NewServer(t)
+			c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got *transport.Result
+			tool := &hitlmcp.Tool{Client: c, Secret: secret, Check: 5 * time.Second,
+				Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
+					return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(tt.body))
+				},
+				// A careless Result: every outcome worded as done.
+				Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
+					got = r
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+				}}
+			server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+			server.AddTool(&mcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, tool.Handle)
+			done := make(chan struct{})
+			defer close(done)
+			go func() {
+				if id := svc.NextCase(done); id != "" {
+					_ = tt.decide(svc, id)
+				}
+			}()
+			cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil), "2025-11-25")
+			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+			if err != nil || got == nil || res.IsError != tt.isError || got.Approved() == tt.isError {
+				t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, text(res), err, got, tt.isError)
+			}
+		})
 	}
 }

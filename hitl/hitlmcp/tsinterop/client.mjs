@@ -1,9 +1,10 @@
 // An MCP client on the official TypeScript SDK calling the Go server's delete_file tool, for
 // the Go server's tests. Usage:
-//   node client.mjs v1|v2|v2-default stdio|<url> call|replay|two
+//   node client.mjs v1|v2|v2-default|v2-form stdio|<url> call|replay|two|again|progress
 // v1 is @modelcontextprotocol/sdk (protocol 2025-11-25); v2 is @modelcontextprotocol/client
 // with versionNegotiation 'auto' (2026-07-28 with a server that offers it); v2-default is
-// @modelcontextprotocol/client at its defaults (2025-11-25). Over stdio the
+// @modelcontextprotocol/client at its defaults (2025-11-25); v2-form is v2 declaring form
+// elicitation only (elicitation: {form: {}}), as clients with only a form handler do. Over stdio the
 // client speaks on its own stdin/stdout (the Go test holds the other ends). What happens is
 // written to stderr, one "EVENT <json>" line each.
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -43,7 +44,7 @@ class PipeTransport {
 }
 
 const info = { name: `ts-${sdk}-client`, version: '1' };
-const capabilities = { elicitation: { form: {}, url: {} } };
+const capabilities = sdk === 'v2-form' ? { elicitation: { form: {} } } : { elicitation: { form: {}, url: {} } };
 let client;
 if (sdk === 'v1') {
   client = new ClientV1(info, { capabilities });
@@ -54,7 +55,7 @@ if (sdk === 'v1') {
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, async (n) => event({ complete: n.params.elicitationId }));
 } else {
   // v2-default: the client as most build it, which stays on 2025-11-25.
-  client = new ClientV2(info, sdk === 'v2' ? { capabilities, versionNegotiation: { mode: 'auto' } } : { capabilities });
+  client = new ClientV2(info, sdk === 'v2-default' ? { capabilities } : { capabilities, versionNegotiation: { mode: 'auto' } });
   client.setRequestHandler('elicitation/create', async (req) => {
     event({ elicit: req.params });
     return { action: 'accept' };
@@ -68,7 +69,7 @@ const call = { name: 'delete_file', arguments: { path: '/tmp/report.txt' } };
 const accept = { review: { action: 'accept' } };
 const attempt = async (params, options) => {
   try {
-    return { result: await client.callTool(params, options) };
+    return { result: await (sdk === 'v1' ? client.callTool(params, undefined, options) : client.callTool(params, options)) };
   } catch (e) {
     return { error: { code: e.code, message: e.message } };
   }
@@ -76,12 +77,12 @@ const attempt = async (params, options) => {
 
 // rounds calls the tool by hand (2026-07-28): the first call, then retries with the last
 // requestState while the result asks for input; it returns every state it was given.
-const rounds = async (first) => {
+const rounds = async (first, c = call) => {
   const states = [];
   let r = first;
   while (r.result && r.result.resultType === 'input_required') {
     states.push(r.result.requestState);
-    r = await attempt({ ...call, requestState: r.result.requestState, inputResponses: accept }, { allowInputRequired: true });
+    r = await attempt({ ...c, requestState: r.result.requestState, inputResponses: accept }, { allowInputRequired: true });
   }
   return { r, states };
 };
@@ -94,12 +95,27 @@ if (scenario === 'call') {
   event({ replay: await attempt({ ...call, requestState: states.at(-1), inputResponses: accept }, { allowInputRequired: true }) });
   event({ replayFirst: await attempt({ ...call, requestState: states[0], inputResponses: accept }, { allowInputRequired: true }) });
 } else if (scenario === 'two') {
+  // Two calls with other arguments: two cases.
   const one = await attempt(call, { allowInputRequired: true });
-  const two = await attempt(call, { allowInputRequired: true });
+  const other = { ...call, arguments: { path: '/tmp/other.txt' } };
+  const two = await attempt(other, { allowInputRequired: true });
   event({ paused: [one.result?.resultType, two.result?.resultType] });
-  const second = await rounds(two);
+  const second = await rounds(two, other);
   event({ second: second.r });
   event({ first: await attempt({ ...call, requestState: one.result?.requestState, inputResponses: accept }, { allowInputRequired: true }) });
+} else if (scenario === 'again') {
+  // The model calls the same tool again while the answer is "not done", up to five times.
+  const results = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await attempt(call);
+    results.push(r);
+    if (!r.result?.isError) break;
+  }
+  event({ again: results });
+} else if (scenario === 'progress') {
+  const progress = [];
+  const r = await attempt(call, { onprogress: (p) => progress.push(p) });
+  event({ progress, ...r });
 } else {
   event({ error: { message: `unknown scenario ${scenario}` } });
 }

@@ -107,7 +107,8 @@ var profile = map[string]any{"name": "Ada", "email": "ada@example.org", "site": 
 
 // TestTSServerElicitsFromGoClient: a TypeScript v1 server (protocol 2025-11-25) asks the Go
 // client, over stdio and Streamable HTTP: a form of every field type is answered intact, an
-// answer with a bad format is refused as invalid params before it is sent, a URL elicitation
+// answer with a bad format is put back to the human with its problem and the good second
+// answer sent, one that stays bad is refused as invalid params before it is sent, a URL elicitation
 // is forwarded with its id, and a -32042 pause is kept in a store and retried from a new
 // session.
 func TestTSServerElicitsFromGoClient(t *testing.T) {
@@ -116,9 +117,11 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 			t.Parallel()
 			connect := tsServer(t, "server_v1.mjs", transport)
 			var (
-				mu     sync.Mutex
-				answer map[string]any
-				box    inbox
+				mu       sync.Mutex
+				answer   map[string]any
+				box      inbox
+				firstBad map[string]any // the answer to round 1, when set
+				problems []hitlmcp.Problem
 			)
 			ask := func(_ context.Context, f *hitlmcp.Form) (hitlmcp.Answer, error) {
 				mu.Lock()
@@ -126,6 +129,10 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 				if f.Message != "Your profile?" || !strings.Contains(string(f.Schema), `"date-time"`) {
 					t.Errorf("asked %q %s", f.Message, f.Schema)
 				}
+				if f.Round == 1 && firstBad != nil {
+					return hitlmcp.Answer{Action: "accept", Content: firstBad}, nil
+				}
+				problems = f.Problems
 				return hitlmcp.Answer{Action: "accept", Content: answer}, nil
 			}
 			cs := connect(hitlmcp.ClientOptions(box.forward, ask))
@@ -138,7 +145,19 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 				bad[k] = v
 			}
 			bad["email"] = "not-an-email"
+			// A bad answer is put back to the human within the same elicitation/create; the
+			// second, good answer is what the server receives.
+			mu.Lock()
+			firstBad = bad
+			mu.Unlock()
+			formIntact(t, cs)
+			mu.Lock()
+			if len(problems) != 1 || problems[0].Field != "email" || problems[0].Value != `"not-an-email"` {
+				t.Errorf("put back with %+v, want the email's problem", problems)
+			}
+			firstBad = nil
 			answer = bad
+			mu.Unlock()
 			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"})
 			if err == nil && (!res.IsError || !strings.Contains(textOf(t, res, nil), "-32602")) {
 				t.Errorf("a bad email reached the server: %+v", res)
@@ -176,7 +195,8 @@ func TestTSServerElicitsFromGoClient(t *testing.T) {
 // TestTSServerV2AsksGoClient: a TypeScript v2 server (protocol 2026-07-28) asks with
 // input_required results, over stdio and Streamable HTTP: the Go client forwards a URL input
 // request (no elicitationId) with an id of its own and gets the result, answers a form,
-// refuses to send an answer whose date breaks its format, and two paused calls alike are
+// puts an answer that breaks the schema back to the human with every problem and sends the
+// good second answer, refuses to send an answer whose date breaks its format, and two paused calls alike are
 // kept apart in a store and both resumed from a new session.
 func TestTSServerV2AsksGoClient(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
@@ -184,13 +204,19 @@ func TestTSServerV2AsksGoClient(t *testing.T) {
 			t.Parallel()
 			connect := tsServer(t, "server_v2.mjs", transport)
 			var (
-				box    inbox
-				mu     sync.Mutex
-				answer = profile
+				box      inbox
+				mu       sync.Mutex
+				answer   = profile
+				firstBad map[string]any // the answer to round 1, when set
+				problems []hitlmcp.Problem
 			)
-			ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+			ask := func(_ context.Context, f *hitlmcp.Form) (hitlmcp.Answer, error) {
 				mu.Lock()
 				defer mu.Unlock()
+				if f.Round == 1 && firstBad != nil {
+					return hitlmcp.Answer{Action: "accept", Content: firstBad}, nil
+				}
+				problems = f.Problems
 				return hitlmcp.Answer{Action: "accept", Content: answer}, nil
 			}
 			cs := connect(hitlmcp.ClientOptions(box.forward, ask))
@@ -206,7 +232,18 @@ func TestTSServerV2AsksGoClient(t *testing.T) {
 
 			bad := maps.Clone(profile)
 			bad["born"] = "10/12/1815"
+			delete(bad, "name")
+			// A bad answer is put back to the human before the retry is sent; the second, good
+			// answer is what the server receives.
 			mu.Lock()
+			firstBad = bad
+			mu.Unlock()
+			formIntact(t, cs)
+			mu.Lock()
+			if want := []hitlmcp.Problem{{Field: "name", Rule: "is required"}, {Field: "born", Rule: "must be a date like 2026-07-28 (RFC 3339)", Value: `"10/12/1815"`}}; !reflect.DeepEqual(problems, want) {
+				t.Errorf("put back with %+v, want %+v", problems, want)
+			}
+			firstBad = nil
 			answer = bad
 			mu.Unlock()
 			if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "form"}); !errors.Is(err, hitlmcp.ErrBadAnswer) {

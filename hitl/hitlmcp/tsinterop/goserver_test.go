@@ -43,7 +43,7 @@ func newGoTool(t *testing.T) *goTool {
 			return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{"delete":"/tmp/report.txt"}`))
 		},
 		Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
-			if r.Decision != "" && r.Action == "approve" {
+			if r.Approved() {
 				g.deleted.Add(1)
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil
 			}
@@ -88,7 +88,8 @@ func (g *goTool) runClient(t *testing.T, sdk, transport, scenario string) []map[
 	if transport != "stdio" {
 		// go-sdk serves 2026-07-28 over Streamable HTTP only without sessions, and
 		// elicitation/create (2025-11-25) only with them.
-		o := &mcp.StreamableHTTPOptions{Stateless: sdk == "v2" || transport == "stateless"}
+		// "stateful" and "stateless" choose; "http" takes the one the client's revision needs.
+		o := &mcp.StreamableHTTPOptions{Stateless: transport == "stateless" || transport == "http" && (sdk == "v2" || sdk == "v2-form")}
 		hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return g.server }, o))
 		defer hs.Close()
 		p := startPeer(t, "client.mjs", sdk, hs.URL, scenario)
@@ -222,8 +223,8 @@ func TestTSClientV2CallsGoTool(t *testing.T) {
 
 // TestTSClientV2Replay: a TypeScript v2 client on 2026-07-28 runs the rounds by hand, over
 // stdio and Streamable HTTP; once the tool has deleted, a replay of its last state or of its
-// first is refused as invalid params, and the file is deleted once. Two paused calls are kept
-// apart: approving the second does not complete the first.
+// first is refused as invalid params, and the file is deleted once. Two paused calls with
+// other arguments are kept apart: approving the second does not complete the first.
 func TestTSClientV2Replay(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run("replay "+transport, func(t *testing.T) {
@@ -258,6 +259,143 @@ func TestTSClientV2Replay(t *testing.T) {
 			r, _ := first.(map[string]any)["result"].(map[string]any)
 			if r["resultType"] != "input_required" || g.deleted.Load() != 1 {
 				t.Errorf("the first call, not approved: %v; deleted %d", first, g.deleted.Load())
+			}
+		})
+	}
+}
+
+// cases counts the cases the tool opened (its backend calls).
+func (g *goTool) cases() int {
+	n := 0
+	for _, q := range g.svc.Requests() {
+		if q.Method == http.MethodPost && strings.HasPrefix(q.Path, "/actions/") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestTSClientURLOnlyWhereDeclared: a TypeScript v2 client on 2026-07-28 that declares form
+// elicitation only is never sent the review link as a URL input request; within Check it
+// gets an isError result naming the link, as 2025-11-25 clients do, and nothing is deleted.
+func TestTSClientURLOnlyWhereDeclared(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, -1)
+			events := g.runClient(t, "v2-form", transport, "call")
+			if v, _ := event(events, "protocol"); v != "2026-07-28" {
+				t.Errorf("negotiated %v", v)
+			}
+			if el, ok := event(events, "elicit"); ok {
+				t.Errorf("a client without URL elicitation was sent %v", el)
+			}
+			text, isError := result(t, callEvent(t, events))
+			if !isError || !strings.Contains(text, g.svc.URL+"/review/") || g.deleted.Load() != 0 {
+				t.Fatalf("result %q (isError %v), want an isError result naming the review link", text, isError)
+			}
+		})
+	}
+}
+
+// TestTSClientRepeatJoins: a TypeScript client whose call was answered "not done" calls the
+// same tool with the same arguments again: the repeat joins the open case, so the person's
+// approval, given after the first "not done", deletes the file once and no second case is
+// opened — on 2025-11-25 (v1, v2 at its defaults) and on 2026-07-28 with a client that
+// declares no URL elicitation.
+func TestTSClientRepeatJoins(t *testing.T) {
+	for _, r := range []struct{ sdk, transport string }{
+		{"v1", "stdio"}, {"v1", "http"}, {"v2-default", "http"}, {"v2-form", "stdio"}, {"v2-form", "http"},
+	} {
+		t.Run(r.sdk+" "+r.transport, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, check+check/2) // after the first "not done"
+			events := g.runClient(t, r.sdk, r.transport, "again")
+			v, _ := event(events, "again")
+			calls, _ := v.([]any)
+			if len(calls) < 2 {
+				t.Fatalf("calls %v, want a first \"not done\" and a repeat", v)
+			}
+			first, isError := result(t, calls[0])
+			if !isError || !strings.Contains(first, "Not done") {
+				t.Errorf("the first call: %q (isError %v)", first, isError)
+			}
+			last, isError := result(t, calls[len(calls)-1])
+			if last != "deleted" || isError || g.deleted.Load() != 1 || g.cases() != 1 {
+				t.Fatalf("the last repeat: %q (isError %v); deleted %d, %d cases; want the first case's approval, once", last, isError, g.deleted.Load(), g.cases())
+			}
+		})
+	}
+}
+
+// TestTSClientProgress: a TypeScript client that asks for progress hears, while the call
+// waits for the person, notifications/progress with a rising progress and no review link —
+// on 2025-11-25 (v1) and 2026-07-28 (v2) — and then the tool's result.
+func TestTSClientProgress(t *testing.T) {
+	for _, r := range []struct{ sdk, transport string }{{"v1", "stdio"}, {"v1", "http"}, {"v2", "stdio"}, {"v2", "http"}} {
+		t.Run(r.sdk+" "+r.transport, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, 2*time.Second)
+			events := g.runClient(t, r.sdk, r.transport, "progress")
+			e := callEvent(t, events)
+			if text, isError := result(t, e); text != "deleted" || isError {
+				t.Fatalf("result %q (isError %v)", text, isError)
+			}
+			all, _ := e["progress"].([]any)
+			var progress []any
+			last := 0.0
+			for _, p := range all {
+				n, _ := p.(map[string]any)["progress"].(float64)
+				msg, _ := p.(map[string]any)["message"].(string)
+				if strings.HasPrefix(msg, "Fulfilling input required") {
+					continue // the v2 client's own, for its retry rounds
+				}
+				progress = append(progress, p)
+				if n <= last || strings.Contains(msg, "http") || !strings.Contains(msg, "waiting") {
+					t.Errorf("progress %v after %v", p, last)
+				}
+				last = n
+			}
+			if len(progress) == 0 {
+				t.Errorf("no progress while the call waited")
+			}
+		})
+	}
+}
+
+// TestHandlerChoice holds what hitlmcp's README says about handlers: which go-sdk Streamable
+// HTTP handler serves which TypeScript client, the person approving at once. The stateful
+// handler (sessions) speaks 2025-11-25 only — a v2 client asking for 2026-07-28 falls back
+// to it — and sends the link as elicitation/create; the stateless one speaks 2026-07-28 with
+// the client that asks for it (the link as an input request), and serves 2025-11-25 clients
+// without any elicitation (undecided within Check, they get the link in an isError result).
+func TestHandlerChoice(t *testing.T) {
+	for _, tt := range []struct {
+		sdk, handler string
+		protocol     string // negotiated
+		elicited     bool   // the link came as an elicitation or input request
+		deleted      bool   // the call returned the tool's result
+	}{
+		{"v1", "stateful", "2025-11-25", true, true},
+		{"v2-default", "stateful", "2025-11-25", true, true},
+		{"v2", "stateful", "2025-11-25", true, true},
+		{"v1", "stateless", "2025-11-25", false, true},
+		{"v2-default", "stateless", "2025-11-25", false, true},
+		{"v2", "stateless", "2026-07-28", true, true},
+	} {
+		t.Run(tt.sdk+" "+tt.handler, func(t *testing.T) {
+			t.Parallel()
+			g := newGoTool(t)
+			g.person(t, 0)
+			events := g.runClient(t, tt.sdk, tt.handler, "call")
+			v, _ := event(events, "protocol")
+			_, elicited := event(events, "elicit")
+			text, isError := result(t, callEvent(t, events))
+			if v != tt.protocol || elicited != tt.elicited || (text == "deleted" && !isError) != tt.deleted {
+				t.Errorf("protocol %v, elicited %v, result %q (isError %v); want %s, %v, deleted %v", v, elicited, text, isError, tt.protocol, tt.elicited, tt.deleted)
 			}
 		})
 	}

@@ -1,0 +1,406 @@
+package hitlmcp
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// DefaultRounds is how many times [ElicitationHandler] puts a form to the human when their
+// answers break its schema, unless [WithRounds] says otherwise.
+const DefaultRounds = 3
+
+// Problem is one way an answer breaks its form's schema: the field, the rule it breaks, and
+// the value given where it is not secret.
+type Problem struct {
+	// Field is the property of the form; "" for the answer as a whole.
+	Field string
+	// Rule is the rule broken, in words: "is required", "must be at most 1000", "must be
+	// an email address (RFC 5321)", "must be one of: s, m, l".
+	Rule string
+	// Value is the value given, as JSON (at most 80 bytes, cut with "…"). It is "" when the
+	// field was left out, or when it is secret: its schema is writeOnly or has format
+	// "password", or its name says password, passphrase, secret, token, API key,
+	// credential, PIN, OTP or CVV.
+	Value string
+}
+
+// String is "field: rule (got value)", without the value when it is not shown.
+func (p Problem) String() string {
+	s := p.Rule
+	if p.Field != "" {
+		s = p.Field + ": " + s
+	}
+	if p.Value != "" {
+		s += " (got " + p.Value + ")"
+	}
+	return s
+}
+
+// AnswerError is an answer that breaks its form's schema, with every problem found; it
+// matches [ErrBadAnswer]. [ElicitationHandler] returns it (the server gets JSON-RPC invalid
+// params, -32602) once the human has answered Rounds times without satisfying the schema.
+type AnswerError struct {
+	Problems []Problem
+	// Rounds is how many answers the human gave; 0 from [Form.Check].
+	Rounds int
+}
+
+func (e *AnswerError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrBadAnswer.Error())
+	switch {
+	case e.Rounds == 1:
+		b.WriteString(" after 1 answer")
+	case e.Rounds > 1:
+		fmt.Fprintf(&b, " after %d answers", e.Rounds)
+	}
+	for i, p := range e.Problems {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(p.String())
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrBadAnswer.
+func (e *AnswerError) Is(target error) bool { return target == ErrBadAnswer }
+
+// Check validates an accepted answer's content against the form's schema (a form without a
+// schema takes anything): nil when it satisfies it, an [*AnswerError] listing every problem
+// — each field with the rule it breaks, the string formats email, uri, date and date-time
+// included — when it does not, or another error when the schema cannot be read. A
+// [FormAsker] may call it to re-prompt by itself before it answers. Its work is linear in the
+// size of the schema and the content.
+func (f *Form) Check(content map[string]any) error {
+	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
+		return nil
+	}
+	var raw any
+	if err := json.Unmarshal(f.Schema, &raw); err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	if k := reference(raw); k != "" {
+		// Elicitation schemas are flat; a reference could make validation recurse forever.
+		return fmt.Errorf("hitlmcp: requested schema: %s is not allowed in an elicitation schema", k)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(f.Schema, &s); err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	if content == nil {
+		content = map[string]any{}
+	}
+	var problems []Problem
+	for _, name := range s.Required {
+		if _, ok := content[name]; !ok {
+			problems = append(problems, Problem{Field: name, Rule: "is required"})
+		}
+	}
+	names := make([]string, 0, len(content))
+	for name := range content {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := s.Properties[name]
+		if p == nil {
+			if closed(s.AdditionalProperties) {
+				problems = append(problems, Problem{Field: name, Rule: "is not a field of the form", Value: shown(name, nil, content[name])})
+			}
+			continue
+		}
+		for _, rule := range broken(p, content[name]) {
+			problems = append(problems, Problem{Field: name, Rule: rule, Value: shown(name, p, content[name])})
+		}
+	}
+	if len(problems) == 0 {
+		if err := resolved.Validate(content); err != nil {
+			// A rule of the schema the checks above do not name (a pattern, a nested
+			// keyword): the validator's words, unless they might quote a secret.
+			rule := "does not satisfy the schema"
+			if !anySecret(&s) {
+				rule += ": " + err.Error()
+			}
+			problems = append(problems, Problem{Rule: rule})
+		}
+	}
+	if len(problems) > 0 {
+		return &AnswerError{Problems: problems}
+	}
+	return nil
+}
+
+// reference is the first keyword of the schema that refers to another schema ($ref and its
+// kin), or "" when it has none.
+func reference(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions":
+				return k
+			}
+			if r := reference(e); r != "" {
+				return r
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if r := reference(e); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// closed reports whether an additionalProperties schema admits nothing (false).
+func closed(s *jsonschema.Schema) bool {
+	return s != nil && !validates(s, "")
+}
+
+// broken is every rule of the property schema p that v breaks, in words.
+func broken(p *jsonschema.Schema, v any) []string {
+	types := p.Types
+	if p.Type != "" {
+		types = []string{p.Type}
+	}
+	if len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return isType(t, v) }) {
+		return []string{"must be " + article(strings.Join(types, " or "))}
+	}
+	var out []string
+	switch x := v.(type) {
+	case string:
+		n := utf8.RuneCountInString(x)
+		if p.MinLength != nil && n < *p.MinLength {
+			out = append(out, fmt.Sprintf("must be at least %d characters long", *p.MinLength))
+		}
+		if p.MaxLength != nil && n > *p.MaxLength {
+			out = append(out, fmt.Sprintf("must be at most %d characters long", *p.MaxLength))
+		}
+		if !formatOK(p.Format, x) {
+			out = append(out, "must be "+formatWords[p.Format])
+		}
+		if p.Pattern != "" && !validates(&jsonschema.Schema{Pattern: p.Pattern}, x) {
+			out = append(out, "must match the pattern "+p.Pattern)
+		}
+	case float64, json.Number, int, int64:
+		f, _ := number(x)
+		if p.Minimum != nil && f < *p.Minimum {
+			out = append(out, fmt.Sprintf("must be at least %v", *p.Minimum))
+		}
+		if p.Maximum != nil && f > *p.Maximum {
+			out = append(out, fmt.Sprintf("must be at most %v", *p.Maximum))
+		}
+		if p.ExclusiveMinimum != nil && f <= *p.ExclusiveMinimum {
+			out = append(out, fmt.Sprintf("must be more than %v", *p.ExclusiveMinimum))
+		}
+		if p.ExclusiveMaximum != nil && f >= *p.ExclusiveMaximum {
+			out = append(out, fmt.Sprintf("must be less than %v", *p.ExclusiveMaximum))
+		}
+	case []any:
+		if p.MinItems != nil && len(x) < *p.MinItems {
+			out = append(out, fmt.Sprintf("must have at least %d items", *p.MinItems))
+		}
+		if p.MaxItems != nil && len(x) > *p.MaxItems {
+			out = append(out, fmt.Sprintf("must have at most %d items", *p.MaxItems))
+		}
+		if p.Items != nil {
+			if opts := choices(p.Items); len(opts) > 0 {
+				in := set(opts)
+				for _, item := range x {
+					if !in[key(item)] {
+						out = append(out, "every item must be one of: "+list(opts))
+						break
+					}
+				}
+			}
+		}
+	}
+	if opts := choices(p); len(opts) > 0 && !set(opts)[key(v)] {
+		out = append(out, "must be one of: "+list(opts))
+	}
+	if len(out) == 0 && !validates(p, v) {
+		out = append(out, "does not satisfy its schema")
+	}
+	return out
+}
+
+// formatWords names the formats formatOK checks.
+var formatWords = map[string]string{
+	"email":     "an email address (RFC 5321)",
+	"uri":       "a URI with a scheme (RFC 3986)",
+	"date":      "a date like 2026-07-28 (RFC 3339)",
+	"date-time": "a date and time like 2026-07-28T09:30:00Z (RFC 3339)",
+}
+
+// choices is the values an enum, or a oneOf/anyOf of consts (titled enum), admits.
+func choices(p *jsonschema.Schema) []any {
+	if len(p.Enum) > 0 {
+		return p.Enum
+	}
+	var out []any
+	for _, alts := range [][]*jsonschema.Schema{p.OneOf, p.AnyOf} {
+		for _, a := range alts {
+			if a == nil || a.Const == nil {
+				return nil
+			}
+			out = append(out, *a.Const)
+		}
+	}
+	return out
+}
+
+// validates reports whether v satisfies the schema s on its own.
+func validates(s *jsonschema.Schema, v any) bool {
+	r, err := s.Resolve(nil)
+	return err == nil && r.Validate(v) == nil
+}
+
+func isType(t string, v any) bool {
+	switch t {
+	case "string":
+		_, ok := v.(string)
+		return ok
+	case "number":
+		_, ok := number(v)
+		return ok
+	case "integer":
+		f, ok := number(v)
+		return ok && f == float64(int64(f))
+	case "boolean":
+		_, ok := v.(bool)
+		return ok
+	case "array":
+		_, ok := v.([]any)
+		return ok
+	case "object":
+		_, ok := v.(map[string]any)
+		return ok
+	case "null":
+		return v == nil
+	}
+	return true
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func article(t string) string {
+	switch t {
+	case "array", "integer", "object":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// key is v as JSON, to compare values; "" for none.
+func key(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// set is the choices by key, so that checking values against them is linear.
+func set(opts []any) map[string]bool {
+	m := make(map[string]bool, len(opts))
+	for _, o := range opts {
+		if k := key(o); k != "" {
+			m[k] = true
+		}
+	}
+	return m
+}
+
+// list is the choices as a person reads them: strings bare, anything else as JSON.
+func list(opts []any) string {
+	parts := make([]string, len(opts))
+	for i, o := range opts {
+		if s, ok := o.(string); ok {
+			parts[i] = s
+		} else {
+			b, _ := json.Marshal(o)
+			parts[i] = string(b)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxShown bounds the value a Problem shows.
+const maxShown = 80
+
+// shown is v as JSON for a Problem, or "" when the field is secret.
+func shown(name string, p *jsonschema.Schema, v any) string {
+	if secret(name, p) {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	if len(b) > maxShown {
+		cut := maxShown
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		return string(b[:cut]) + "…"
+	}
+	return string(b)
+}
+
+// secretWords are parts of a field name that say its value is secret; secretNames are whole
+// names that do.
+var (
+	secretWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "credential", "privatekey"}
+	secretNames = []string{"pin", "otp", "cvv", "cvc", "ssn", "key"}
+)
+
+// secret reports whether the field's value must not be shown back.
+func secret(name string, p *jsonschema.Schema) bool {
+	if p != nil && (p.WriteOnly || p.Format == "password") {
+		return true
+	}
+	n := strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || r == ' ' || r == '.' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(name))
+	return slices.Contains(secretNames, n) || slices.ContainsFunc(secretWords, func(w string) bool { return strings.Contains(n, w) })
+}
+
+// anySecret reports whether the form has a secret field.
+func anySecret(s *jsonschema.Schema) bool {
+	for name, p := range s.Properties {
+		if secret(name, p) {
+			return true
+		}
+	}
+	return false
+}
