@@ -1,0 +1,385 @@
+// Package hitleino connects CloudWeGo Eino agents (github.com/cloudwego/eino) to hitlkit.
+//
+// On the tool side, [Approval] wraps an Eino tool so that every call first asks a person,
+// and [Input] is a tool the model calls to ask a person for information. Either one
+// interrupts the run with tool.StatefulInterrupt, carrying a [Question]; the run's Runner
+// saves its checkpoint and ends with an interrupted event.
+//
+// On the host side, [Questions] reads the questions from that event, the host puts each in
+// front of a person through hitlkit — a HITL service ([hitl.Client.Do]), an HXP request, a
+// Forwarder, any [transport.Waiter] — and [Answer] turns the Results into the
+// adk.ResumeParams that Runner.ResumeWithParams resumes the run with. The resumed tool runs
+// its wrapped tool once only when the person approved ([transport.Result.Approved]) or
+// edited the arguments; a rejection, an expiry (whatever its default action), a
+// cancellation, a failure or no Result at all runs nothing and tells the model why.
+//
+// A host that may stop while a person decides opens each question's case with [Labels] on
+// a client with a [hitl.Store], keeps Eino's checkpoints in a durable CheckPointStore, and
+// on start passes [ResumeHandler] to [hitl.Client.Resume]: the run resumes in the new
+// process from its checkpoint, and the tool runs once.
+package hitleino
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/transport"
+)
+
+func init() {
+	// The question is the interrupt's state, which the Runner saves with gob in its
+	// checkpoint; a gob value held in an interface needs its type registered.
+	schema.RegisterName[*Question]("hitlkit_hitleino_question")
+}
+
+// Question is what a tool wrapped by [Approval] or made by [Input] asks a person. It is the
+// interrupt's info (in the run's interrupted event) and its state (in the checkpoint).
+type Question struct {
+	// ID is the interrupt's id in the run (adk.InterruptCtx.ID): the key its Result resumes
+	// it under (adk.ResumeParams.Targets). Set by [Questions]; empty inside the tool. Eino
+	// gives a new ID each time the question interrupts again (after another question of the
+	// run was answered): take it from the latest interrupted event.
+	ID string
+	// Tool is the tool's name and CallID the model's tool call id.
+	Tool   string
+	CallID string
+	// Arguments are the call's arguments as the model gave them (JSON); for an [Input]
+	// tool, the model's question as JSON ({"question": "..."}).
+	Arguments string
+	// Prompt is what the person is asked.
+	Prompt string
+	// Input is true for an [Input] tool: the person is asked for information, not a yes or
+	// no, and the Result's Data is what the tool returns.
+	Input bool
+}
+
+// Approval wraps t so that each call asks a person first: the call interrupts the run with
+// a [Question] whose Prompt is prompt(arguments) (nil: "Run <tool> with <arguments>?"), and
+// when the run is resumed with the person's *transport.Result under the question's ID, t
+// runs once with the model's arguments if the Result is Approved, or with the edited
+// arguments if the person edited them (Action "edit", an approval review's "edits" object,
+// on a completed case with no default applied). Any other Result — a rejection, an expiry
+// even with default_action approve, a cancellation, a failure, a nil or missing Result —
+// runs nothing: the tool returns, for the model, a line saying it did not run and why.
+// Resumed without data for it (another question of the same run was answered), the call
+// interrupts again with the same question.
+func Approval(t tool.InvokableTool, prompt func(arguments string) string) tool.InvokableTool {
+	return &approval{inner: t, prompt: prompt}
+}
+
+type approval struct {
+	inner  tool.InvokableTool
+	prompt func(string) string
+}
+
+func (a *approval) Info(ctx context.Context) (*schema.ToolInfo, error) { return a.inner.Info(ctx) }
+
+func (a *approval) InvokableRun(ctx context.Context, args string, opts ...tool.Option) (string, error) {
+	r, asked, err := ask(ctx, func() (*Question, error) {
+		info, err := a.inner.Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		q := &Question{Tool: info.Name, CallID: compose.GetToolCallID(ctx), Arguments: args}
+		if a.prompt != nil {
+			q.Prompt = a.prompt(args)
+		} else {
+			q.Prompt = fmt.Sprintf("Run %s with %s?", info.Name, args)
+		}
+		return q, nil
+	})
+	if !asked {
+		return "", err
+	}
+	run, edited, why := Outcome(r)
+	if !run {
+		return why, nil
+	}
+	if edited != "" {
+		args = edited
+	}
+	return a.inner.InvokableRun(ctx, args, opts...)
+}
+
+// Input returns a tool named name that the model calls with {"question": "..."} to ask a
+// person: the call interrupts the run with a [Question] (Input true, Prompt the model's
+// question), and when the run is resumed with the person's *transport.Result the tool
+// returns the person's answer — the Result's Data, raw JSON — to the model, if the case
+// completed with a person's answer (an approval or an answer; no default applied).
+// Otherwise it returns a line saying no answer came and why.
+func Input(name, description string) tool.InvokableTool {
+	return &input{info: &schema.ToolInfo{Name: name, Desc: description,
+		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{
+			"question": {Type: schema.String, Desc: "What to ask the person.", Required: true},
+		})}}
+}
+
+type input struct{ info *schema.ToolInfo }
+
+func (in *input) Info(context.Context) (*schema.ToolInfo, error) { return in.info, nil }
+
+func (in *input) InvokableRun(ctx context.Context, args string, _ ...tool.Option) (string, error) {
+	r, asked, err := ask(ctx, func() (*Question, error) {
+		var a struct {
+			Question string `json:"question"`
+		}
+		if err := json.Unmarshal([]byte(args), &a); err != nil || strings.TrimSpace(a.Question) == "" {
+			return nil, errBadInput
+		}
+		return &Question{Tool: in.info.Name, CallID: compose.GetToolCallID(ctx), Arguments: args, Prompt: a.Question, Input: true}, nil
+	})
+	if errors.Is(err, errBadInput) {
+		return `not asked: the arguments must be {"question": "..."}`, nil
+	}
+	if !asked {
+		return "", err
+	}
+	if !answered(r) {
+		_, _, why := Outcome(r)
+		return strings.Replace(why, "not run", "no answer", 1), nil
+	}
+	if len(r.Data) == 0 {
+		return "{}", nil
+	}
+	return string(r.Data), nil
+}
+
+var errBadInput = errors.New("hitleino: bad input arguments")
+
+// ask is the interrupt-and-resume protocol both tools share. On the first run it interrupts
+// with the question build makes (asked false, err the interrupt). Resumed with an answer for
+// it — in ctx from [ResumeHandler], or as the resume target's data — it returns that Result
+// (nil when none or of another type) and asked true. Resumed for another question, it
+// interrupts again with the saved question.
+func ask(ctx context.Context, build func() (*Question, error)) (r *transport.Result, asked bool, err error) {
+	was, _, q := tool.GetInterruptState[*Question](ctx)
+	if !was || q == nil {
+		q, err := build()
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, false, tool.StatefulInterrupt(ctx, q, q)
+	}
+	if a, ok := ctx.Value(answerKey{}).(answer); ok && a.tool == q.Tool && a.call == q.CallID {
+		return a.result, true, nil
+	}
+	target, _, r := tool.GetResumeContext[*transport.Result](ctx)
+	if !target {
+		return nil, false, tool.StatefulInterrupt(ctx, q, q)
+	}
+	return r, true, nil
+}
+
+// answer is the Result [ResumeHandler] resumes a run with, for the question of one tool call.
+type answer struct {
+	tool, call string
+	result     *transport.Result
+}
+
+type answerKey struct{}
+
+// answered reports whether r is a person's answer an [Input] tool may return.
+func answered(r *transport.Result) bool {
+	return r != nil && r.Status == transport.StatusCompleted && !r.DefaultApplied &&
+		(r.Decision == transport.DecisionApprove || r.Decision == transport.DecisionAnswer)
+}
+
+// Outcome is what an [Approval] tool does with r: run reports whether the wrapped tool runs
+// — only for an Approved Result, or for an edit (Action "edit" on a completed case, no
+// default applied) whose data holds the edited arguments as a JSON object in "edits",
+// returned in edited. When it does not run, why is the line the model gets instead:
+// "not run: " and what happened (rejected, expired, cancelled, failed, no decision), with
+// the person's feedback or the service's reason when there is one.
+func Outcome(r *transport.Result) (run bool, edited string, why string) {
+	if r.Approved() {
+		return true, "", ""
+	}
+	if r == nil {
+		return false, "", "not run: no decision was given"
+	}
+	reason := r.Reason
+	if a, err := hitl.ApprovalOf(r); err == nil && a.Feedback != "" {
+		reason = a.Feedback
+	}
+	suffix := ""
+	if reason != "" {
+		suffix = ": " + reason
+	}
+	switch {
+	case r.Status == transport.StatusCompleted && !r.DefaultApplied && r.Action == "edit":
+		a, err := hitl.ApprovalOf(r)
+		var obj map[string]json.RawMessage
+		if err != nil || json.Unmarshal(a.Edits, &obj) != nil || obj == nil {
+			return false, "", "not run: the person edited the call but gave no arguments"
+		}
+		return true, string(a.Edits), ""
+	case r.Decision == transport.DecisionReject || r.Status == transport.StatusRejected:
+		return false, "", "not run: the person rejected it" + suffix
+	case r.Status == transport.StatusExpired:
+		return false, "", "not run: the request expired without a decision" + suffix
+	case r.Status == transport.StatusCancelled:
+		return false, "", "not run: the request was cancelled" + suffix
+	case r.Status == transport.StatusFailed:
+		return false, "", "not run: the request failed" + suffix
+	}
+	return false, "", fmt.Sprintf("not run: the answer (%s) is not an approval", r.Action)
+}
+
+// Questions returns the questions an interrupted event holds, each with its ID: those of
+// [Approval] and [Input] tools, in the order of the event's interrupt contexts. Other
+// interrupts are left out (resume them as their components expect).
+func Questions(ev *adk.AgentEvent) []Question {
+	if ev == nil || ev.Action == nil || ev.Action.Interrupted == nil {
+		return nil
+	}
+	var out []Question
+	for _, ic := range ev.Action.Interrupted.InterruptContexts {
+		if q, ok := ic.Info.(*Question); ok && q != nil && ic.IsRootCause {
+			c := *q
+			c.ID = ic.ID
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Asker puts one question in front of a person and returns the person's Result: a HITL
+// service call ([hitl.Client.Do], with [Labels] for a host that may restart), an HXP
+// request, a Forwarder and a [transport.Waiter] — whichever way the host chooses. An expiry
+// or a cancellation is a Result; an error means the outcome is unknown.
+type Asker func(ctx context.Context, q Question) (*transport.Result, error)
+
+// Answer asks every question at once, each with ask, and returns the parameters that resume
+// the run with every Result (Runner.ResumeWithParams). If any ask fails, Answer returns no
+// parameters and the errors, once every ask has returned. Cancelling ctx cancels the asks.
+func Answer(ctx context.Context, qs []Question, ask Asker) (*adk.ResumeParams, error) {
+	if ask == nil {
+		return nil, errors.New("hitleino: Answer needs an Asker")
+	}
+	results := make([]*transport.Result, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
+		if q.ID == "" {
+			errs[i] = fmt.Errorf("hitleino: question %d (%s) has no ID: take questions from Questions", i, q.Tool)
+			continue
+		}
+		wg.Go(func() {
+			results[i], errs[i] = ask(ctx, q)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("hitleino: ask %s (call %s): %w", q.Tool, q.CallID, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	p := &adk.ResumeParams{Targets: map[string]any{}}
+	for i, q := range qs {
+		p.Targets[q.ID] = results[i]
+	}
+	return p, nil
+}
+
+// The label keys [Labels] puts on an interrupt.
+const (
+	labelCheckpoint = "eino.checkpoint"
+	labelTool       = "eino.tool"
+	labelCall       = "eino.call_id"
+)
+
+// Labels are the keys to open a question's case with (hitl.CallOptions.Labels): the run's
+// checkpoint id (adk.WithCheckPointID), and the question's tool and tool call id. The
+// interrupt keeps them, in its JSON and in a hitl.Store, so that a host that restarts
+// resumes the right run at the right tool call ([ResumeHandler]). (Not the question's ID:
+// Eino gives an interrupt a new ID each time it interrupts again.)
+func Labels(checkpointID string, q Question) map[string]string {
+	return map[string]string{labelCheckpoint: checkpointID, labelTool: q.Tool, labelCall: q.CallID}
+}
+
+// ErrNotEino: the interrupt [ResumeHandler] was given carries no [Labels].
+var ErrNotEino = errors.New("hitleino: the interrupt carries no Eino labels")
+
+// ResumeHandler returns the hitl.ResumeHandler that resumes, in this process, the Eino run
+// an interrupt of a previous process was opened for: it reads the checkpoint id, the tool
+// and the tool call id from the interrupt's [Labels], resumes r (whose CheckPointStore is
+// store and holds that checkpoint) with Runner.Resume and the Result for that tool call, and
+// passes each event of the resumed run to events (nil: dropped). The other questions of the
+// run interrupt again, and the run saves its checkpoint under the same id; resumes of one
+// checkpoint are made one at a time, so two questions of one run answered at once are
+// answered in turn.
+//
+// When the resumed run ends without interrupting again, the checkpoint is deleted if store
+// is an adk.CheckPointDeleter, so that the same Result delivered again (hitl's Resume is at
+// least once: a crash before it deleted the interrupt) finds no checkpoint and runs
+// nothing: a missing checkpoint is taken as already resumed. A run that ends in an error
+// event has been given the Result all the same: the error reaches events and the handler
+// returns nil, so that the Result is not given again. A checkpoint that cannot be loaded, or
+// an interrupt without Labels (ErrNotEino), fails the handler and the interrupt stays in the
+// hitl store.
+func ResumeHandler(r *adk.Runner, store adk.CheckPointStore, events func(*adk.AgentEvent)) hitl.ResumeHandler {
+	var (
+		mu    sync.Mutex
+		locks = map[string]*sync.Mutex{}
+	)
+	lock := func(id string) *sync.Mutex {
+		mu.Lock()
+		defer mu.Unlock()
+		if locks[id] == nil {
+			locks[id] = &sync.Mutex{}
+		}
+		return locks[id]
+	}
+	return func(ctx context.Context, it *hitl.Interrupt, res *transport.Result) error {
+		if r == nil || store == nil {
+			return errors.New("hitleino: ResumeHandler needs a Runner and its CheckPointStore")
+		}
+		if it == nil || it.Labels[labelCheckpoint] == "" || it.Labels[labelTool] == "" {
+			return ErrNotEino
+		}
+		cp := it.Labels[labelCheckpoint]
+		l := lock(cp)
+		l.Lock()
+		defer l.Unlock()
+		if _, ok, err := store.Get(ctx, cp); err != nil {
+			return fmt.Errorf("hitleino: checkpoint %s: %w", cp, err)
+		} else if !ok {
+			return nil // resumed before, and finished
+		}
+		ctx = context.WithValue(ctx, answerKey{}, answer{tool: it.Labels[labelTool], call: it.Labels[labelCall], result: res})
+		iter, err := r.Resume(ctx, cp)
+		if err != nil {
+			return fmt.Errorf("hitleino: resume checkpoint %s: %w", cp, err)
+		}
+		interrupted := false
+		for {
+			ev, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if ev.Action != nil && ev.Action.Interrupted != nil {
+				interrupted = true
+			}
+			if events != nil {
+				events(ev)
+			}
+		}
+		if d, ok := store.(adk.CheckPointDeleter); ok && !interrupted {
+			if err := d.Delete(ctx, cp); err != nil {
+				return fmt.Errorf("hitleino: delete checkpoint %s: %w", cp, err)
+			}
+		}
+		return nil
+	}
+}
