@@ -33,6 +33,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/toolgate"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -144,14 +145,11 @@ func (in *input) InvokableRun(ctx context.Context, args string, _ ...tool.Option
 	if !asked {
 		return "", err
 	}
-	if !answered(r) {
-		_, _, why := Outcome(r)
-		return strings.Replace(why, "not run", "no answer", 1), nil
+	answer, ok, why := toolgate.Answer(r)
+	if !ok {
+		return why, nil
 	}
-	if len(r.Data) == 0 {
-		return "{}", nil
-	}
-	return string(r.Data), nil
+	return string(answer), nil
 }
 
 var errBadInput = errors.New("hitleino: bad input arguments")
@@ -188,12 +186,6 @@ type answer struct {
 
 type answerKey struct{}
 
-// answered reports whether r is a person's answer an [Input] tool may return.
-func answered(r *transport.Result) bool {
-	return r != nil && r.Status == transport.StatusCompleted && !r.DefaultApplied &&
-		(r.Decision == transport.DecisionApprove || r.Decision == transport.DecisionAnswer)
-}
-
 // Outcome is what an [Approval] tool does with r: run reports whether the wrapped tool runs
 // — only for an Approved Result, or for an edit (Action "edit" on a completed case, no
 // default applied) whose data holds the edited arguments as a JSON object in "edits",
@@ -201,38 +193,8 @@ func answered(r *transport.Result) bool {
 // "not run: " and what happened (rejected, expired, cancelled, failed, no decision), with
 // the person's feedback or the service's reason when there is one.
 func Outcome(r *transport.Result) (run bool, edited string, why string) {
-	if r.Approved() {
-		return true, "", ""
-	}
-	if r == nil {
-		return false, "", "not run: no decision was given"
-	}
-	reason := r.Reason
-	if a, err := hitl.ApprovalOf(r); err == nil && a.Feedback != "" {
-		reason = a.Feedback
-	}
-	suffix := ""
-	if reason != "" {
-		suffix = ": " + reason
-	}
-	switch {
-	case r.Status == transport.StatusCompleted && !r.DefaultApplied && r.Action == "edit":
-		a, err := hitl.ApprovalOf(r)
-		var obj map[string]json.RawMessage
-		if err != nil || json.Unmarshal(a.Edits, &obj) != nil || obj == nil {
-			return false, "", "not run: the person edited the call but gave no arguments"
-		}
-		return true, string(a.Edits), ""
-	case r.Decision == transport.DecisionReject || r.Status == transport.StatusRejected:
-		return false, "", "not run: the person rejected it" + suffix
-	case r.Status == transport.StatusExpired:
-		return false, "", "not run: the request expired without a decision" + suffix
-	case r.Status == transport.StatusCancelled:
-		return false, "", "not run: the request was cancelled" + suffix
-	case r.Status == transport.StatusFailed:
-		return false, "", "not run: the request failed" + suffix
-	}
-	return false, "", fmt.Sprintf("not run: the answer (%s) is not an approval", r.Action)
+	run, e, why := toolgate.Outcome(r)
+	return run, string(e), why
 }
 
 // Questions returns the questions an interrupted event holds, each with its ID: those of
