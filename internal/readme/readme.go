@@ -74,7 +74,7 @@ var RootPackages = map[string]string{
 
 // Nested names the packages of the repository's other modules: a block that uses one is
 // checked by that module's tests.
-var Nested = []string{"hitlmcp.", "hitladk.", "mcp.", "temporal.", "hitlslack.", "slack."}
+var Nested = []string{"hitlmcp.", "hitladk.", "mcp.", "temporal.", "hitlslack.", "slack.", "hitleino.", "hitlgenkit.", "adk.", "genkit."}
 
 // Block is one Go block of the README.
 type Block struct {
