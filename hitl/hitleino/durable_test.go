@@ -176,3 +176,43 @@ func TestRestartMidWait(t *testing.T) {
 		t.Errorf("an interrupt without labels: %v, want ErrNotEino", err)
 	}
 }
+
+// TestThroughAService: each question becomes a case on a HITL service and the person's
+// answer there resumes the run: approve runs the tool once; reject, an expiry and a
+// cancellation of the case run nothing and the model is told which.
+func TestThroughAService(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		decide func(svc *hitltest.Server, id string) error
+		ran    int
+		told   string
+	}{
+		{"approve", func(svc *hitltest.Server, id string) error { return svc.Respond(id, "approve", nil, nil) }, 1, "deleted"},
+		{"reject", func(svc *hitltest.Server, id string) error { return svc.Respond(id, "reject", nil, nil) }, 0, "not run: the person rejected it"},
+		{"expire", func(svc *hitltest.Server, id string) error { return svc.Expire(id) }, 0, "not run: the request expired"},
+		{"cancel", func(svc *hitltest.Server, id string) error { return svc.Cancel(id, "withdrawn") }, 0, "not run: the request was cancelled: withdrawn"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := hitltest.NewServer(t)
+			del := &deleteFile{}
+			r := newRunner(t, files{t.TempDir()}, []schema.ToolCall{call("call-1", "delete_file", `{"path":"/a"}`)}, hitleino.Approval(del, nil))
+			ev, _ := drain(t, r.Query(t.Context(), "go", adk.WithCheckPointID("cp")))
+			go func() {
+				if id := svc.NextCase(t.Context().Done()); id != "" {
+					_ = tt.decide(svc, id)
+				}
+			}()
+			params, err := hitleino.Answer(t.Context(), hitleino.Questions(ev), askService(newClient(t, svc, &hitl.MemoryStore{}), svc, "cp"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			iter, err := r.ResumeWithParams(t.Context(), "cp", params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, last := drain(t, iter); len(del.ran()) != tt.ran || !strings.Contains(last, tt.told) {
+				t.Errorf("ran %q, told %q; want %d runs, %q", del.ran(), last, tt.ran, tt.told)
+			}
+		})
+	}
+}

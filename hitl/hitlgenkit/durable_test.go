@@ -228,3 +228,42 @@ func FuzzApprove(f *testing.F) {
 		}
 	})
 }
+
+// TestThroughAService: each question becomes a case on a HITL service and the person's
+// answer there resumes Generate: approve runs the tool once; reject, an expiry and a
+// cancellation of the case run nothing and the model is told which.
+func TestThroughAService(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		decide func(svc *hitltest.Server, id string) error
+		ran    int
+		told   string
+	}{
+		{"approve", func(svc *hitltest.Server, id string) error { return svc.Respond(id, "approve", nil, nil) }, 1, "deleted"},
+		{"reject", func(svc *hitltest.Server, id string) error { return svc.Respond(id, "reject", nil, nil) }, 0, "not run: the person rejected it"},
+		{"expire", func(svc *hitltest.Server, id string) error { return svc.Expire(id) }, 0, "not run: the request expired"},
+		{"cancel", func(svc *hitltest.Server, id string) error { return svc.Cancel(id, "withdrawn") }, 0, "not run: the request was cancelled: withdrawn"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := hitltest.NewServer(t)
+			a := newAgent(t, request{"delete_file", "call-1", `{"path":"/a"}`})
+			resp, qs := a.start(t)
+			go func() {
+				if id := svc.NextCase(t.Context().Done()); id != "" {
+					_ = tt.decide(svc, id)
+				}
+			}()
+			parts, err := hitlgenkit.Answer(t.Context(), qs, askService(newClient(t, svc, &hitl.MemoryStore{}), svc, "run"), a.tools()...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := a.generate(t.Context(), resp.History(), parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.ran()) != tt.ran || !strings.Contains(out.Text(), tt.told) {
+				t.Errorf("ran %q, told %q; want %d runs, %q", a.ran(), out.Text(), tt.ran, tt.told)
+			}
+		})
+	}
+}
