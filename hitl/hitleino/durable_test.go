@@ -3,6 +3,7 @@ package hitleino_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -31,7 +32,7 @@ func askService(client *hitl.Client, svc *hitltest.Server, checkpointID string) 
 		if err != nil {
 			return nil, err
 		}
-		resp, err := client.Do(ctx, req, &hitl.CallOptions{Labels: hitleino.Labels(checkpointID, q)})
+		resp, err := client.Do(ctx, req, &hitl.CallOptions{Labels: hitleino.Labels(checkpointID, q), EveryDecisionOK: true})
 		if err != nil {
 			return nil, err
 		}
@@ -214,5 +215,33 @@ func TestThroughAService(t *testing.T) {
 				t.Errorf("ran %q, told %q; want %d runs, %q", del.ran(), last, tt.ran, tt.told)
 			}
 		})
+	}
+}
+
+// TestDoWithItsDefaults: an Asker that calls Do with its defaults gets a rejection as an
+// error matching hitl.ErrNotApproved; Answer then returns no parameters, and the tool, never
+// resumed, does not run.
+func TestDoWithItsDefaults(t *testing.T) {
+	svc := hitltest.NewServer(t)
+	del := &deleteFile{}
+	r := newRunner(t, files{t.TempDir()}, []schema.ToolCall{call("call-1", "delete_file", `{"path":"/a"}`)}, hitleino.Approval(del, nil))
+	ev, _ := drain(t, r.Query(t.Context(), "go", adk.WithCheckPointID("cp")))
+	go func() {
+		if id := svc.NextCase(t.Context().Done()); id != "" {
+			_ = svc.Respond(id, "reject", nil, nil)
+		}
+	}()
+	client := newClient(t, svc, &hitl.MemoryStore{})
+	params, err := hitleino.Answer(t.Context(), hitleino.Questions(ev), func(ctx context.Context, q hitleino.Question) (*transport.Result, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", nil)
+		resp, err := client.Do(ctx, req, nil)
+		if err != nil {
+			return nil, err
+		}
+		_ = resp.Body.Close()
+		return resp.Result, nil
+	})
+	if params != nil || !errors.Is(err, hitl.ErrNotApproved) || len(del.ran()) != 0 {
+		t.Errorf("Answer = %v, %v; ran %q", params, err, del.ran())
 	}
 }

@@ -216,9 +216,11 @@ func Questions(ev *adk.AgentEvent) []Question {
 }
 
 // Asker puts one question in front of a person and returns the person's Result: a HITL
-// service call ([hitl.Client.Do], with [Labels] for a host that may restart), an HXP
-// request, a Forwarder and a [transport.Waiter] — whichever way the host chooses. An expiry
-// or a cancellation is a Result; an error means the outcome is unknown.
+// service call (hitl.Client.Do with hitl.CallOptions.EveryDecisionOK, so that a rejection is
+// a Result rather than an error, and with [Labels] for a host that may restart), an HXP
+// request, a Forwarder and a transport.Waiter — whichever way the host chooses. A
+// rejection, an expiry or a cancellation is a Result, which the tool turns into "not run"
+// and why; an error means the outcome is unknown, and [Answer] then resumes nothing.
 type Asker func(ctx context.Context, q Question) (*transport.Result, error)
 
 // Answer asks every question at once, each with ask, and returns the parameters that resume

@@ -58,7 +58,7 @@ func askService(client *hitl.Client, svc *hitltest.Server, runID string) hitlgen
 		if err != nil {
 			return nil, err
 		}
-		resp, err := client.Do(ctx, req, &hitl.CallOptions{Labels: hitlgenkit.Labels(runID, q)})
+		resp, err := client.Do(ctx, req, &hitl.CallOptions{Labels: hitlgenkit.Labels(runID, q), EveryDecisionOK: true})
 		if err != nil {
 			return nil, err
 		}
@@ -265,5 +265,32 @@ func TestThroughAService(t *testing.T) {
 				t.Errorf("ran %q, told %q; want %d runs, %q", a.ran(), out.Text(), tt.ran, tt.told)
 			}
 		})
+	}
+}
+
+// TestDoWithItsDefaults: an Asker that calls Do with its defaults gets a rejection as an
+// error matching hitl.ErrNotApproved; Answer then returns no restarts, and the tool, never
+// restarted, does not run.
+func TestDoWithItsDefaults(t *testing.T) {
+	svc := hitltest.NewServer(t)
+	a := newAgent(t, request{"delete_file", "call-1", `{"path":"/a"}`})
+	_, qs := a.start(t)
+	go func() {
+		if id := svc.NextCase(t.Context().Done()); id != "" {
+			_ = svc.Respond(id, "reject", nil, nil)
+		}
+	}()
+	client := newClient(t, svc, &hitl.MemoryStore{})
+	parts, err := hitlgenkit.Answer(t.Context(), qs, func(ctx context.Context, q hitlgenkit.Question) (*transport.Result, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", nil)
+		resp, err := client.Do(ctx, req, nil)
+		if err != nil {
+			return nil, err
+		}
+		_ = resp.Body.Close()
+		return resp.Result, nil
+	}, a.tools()...)
+	if parts != nil || !errors.Is(err, hitl.ErrNotApproved) || len(a.ran()) != 0 {
+		t.Errorf("Answer = %v, %v; ran %q", parts, err, a.ran())
 	}
 }
