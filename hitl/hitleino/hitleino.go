@@ -267,7 +267,8 @@ const (
 // checkpoint id (adk.WithCheckPointID), and the question's tool and tool call id. The
 // interrupt keeps them, in its JSON and in a hitl.Store, so that a host that restarts
 // resumes the right run at the right tool call ([ResumeHandler]). (Not the question's ID:
-// Eino gives an interrupt a new ID each time it interrupts again.)
+// Eino gives an interrupt a new ID each time it interrupts again.) A tool and a tool call id
+// name one question only while the model's call ids are unique within the run.
 func Labels(checkpointID string, q Question) map[string]string {
 	return map[string]string{labelCheckpoint: checkpointID, labelTool: q.Tool, labelCall: q.CallID}
 }
