@@ -49,6 +49,7 @@ const (
 // Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
 // Client is not usable, make one with [NewClient].
 type Client struct {
+	cfg        *clientcfg.Config // telemetry, audit, the waits open
 	hc         *http.Client
 	credential transport.Credential
 	authorize  func(context.Context, *http.Request) error
@@ -73,6 +74,7 @@ func NewClient(opts ...transport.Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.cfg = cfg
 	c.hc, c.logger, c.polls, c.credential = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
 	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
 	return c, nil

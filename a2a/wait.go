@@ -337,6 +337,37 @@ func answerReason(a *Answer) string {
 // An error means the outcome is unknown: the Asker's error, a resume refused (the task is
 // still paused: resume it later from its [Pause]), ErrTooManyTurns, or the agent's error.
 func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
+	if p == nil {
+		return nil, ErrNotPaused
+	}
+	return c.cfg.Observe(ctx, question(p), func(ctx context.Context) (*transport.Result, error) {
+		if ask != nil {
+			inner := ask
+			ask = func(ctx context.Context, p *Pause) (Answer, error) {
+				a, err := inner(ctx, p)
+				transport.Forwarded(ctx, err)
+				return a, err
+			}
+		}
+		return c.run(ctx, p, ask, o)
+	})
+}
+
+// question is what p asks, for the wait's span, audit record and the open waits.
+func question(p *Pause) transport.Question {
+	q := transport.Question{Protocol: "a2a", Kind: "a2a/" + string(p.Class), ID: p.TaskID, Prompt: p.Prompt(), TaskID: p.TaskID}
+	if tc, ok := p.ToolCall(); ok {
+		q.Arguments = tc.Arguments
+	}
+	return q
+}
+
+// Pending lists the tasks this client is carrying on now ([Client.Run]), oldest first: one
+// entry per running Run, removed when it returns. Safe for concurrent use. The client keeps
+// no store of its own (hitl's Client lists stored A2A pauses too).
+func (c *Client) Pending() []transport.Pending { return c.cfg.Pending() }
+
+func (c *Client) run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
 	if o == nil {
 		o = &RunOptions{}
 	}

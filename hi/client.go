@@ -34,6 +34,7 @@ const defaultPollInterval = 5 * time.Second
 // POST /human-feedback, GET /api/interactions/{id}. The zero value is not usable; create it
 // with [NewClient]. It is safe for concurrent use.
 type Client struct {
+	cfg        *clientcfg.Config // telemetry, audit, the waits open
 	base       *url.URL
 	http       *http.Client
 	interval   time.Duration
@@ -61,6 +62,7 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	if c.base, err = clientcfg.CheckBase(cfg, "hi", baseURL); err != nil {
 		return nil, err
 	}
+	c.cfg = cfg
 	c.http, c.logger, c.polls, c.credential = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
 	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
 	return c, nil
@@ -185,6 +187,16 @@ func (c *Client) Wait(ctx context.Context, id string) (*transport.Result, error)
 	if id == "" {
 		return nil, errors.New("hi: Wait: empty id")
 	}
+	return c.cfg.Observe(ctx, transport.Question{Protocol: "hi", Kind: "hi", ID: id},
+		func(ctx context.Context) (*transport.Result, error) { return c.wait(ctx, id) })
+}
+
+// Pending lists the interactions this client is waiting on now, oldest first: one entry per
+// running [Client.Wait], removed when it returns. Safe for concurrent use. The client keeps
+// no store of its own; an interaction created and not being waited on is not listed.
+func (c *Client) Pending() []transport.Pending { return c.cfg.Pending() }
+
+func (c *Client) wait(ctx context.Context, id string) (*transport.Result, error) {
 	pollURL := c.url(routeInteractions + url.PathEscape(id))
 	w := &transport.Wait[*transport.Result]{URL: pollURL, Client: c.http, Interval: c.interval, Logger: c.logger,
 		RequestTimeout: c.timeout, MaxBody: c.maxBody, Authorize: c.authorize, Slots: c.polls}

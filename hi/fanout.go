@@ -47,10 +47,34 @@ type FanOutOptions struct {
 //
 // An interaction with more than 100 participants (see [FanOutOptions]) is refused with ErrTooManyParticipants before anyone is asked. The
 // responses are tallied as they arrive, in constant time each.
+//
+// FanOut is one span (hitl.wait, protocol hi, kind hi/fanout) of the global tracer
+// provider, the participants' waits its children; having no client, it makes no audit record
+// and is in no client's Pending list (the waits of the clients its Ask uses are).
 func FanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*transport.Result, Tally, error) {
 	if it == nil || len(it.Participants) == 0 || ask == nil {
 		return nil, Tally{}, errors.New("hi: FanOut needs an interaction with participants, and an Ask")
 	}
+	var tally Tally
+	res, err := fanOutConfig().Observe(ctx, transport.Question{Protocol: "hi", Kind: "hi/fanout", ID: it.InteractionID},
+		func(ctx context.Context) (*transport.Result, error) {
+			var (
+				res *transport.Result
+				err error
+			)
+			res, tally, err = fanOut(ctx, it, ask, o)
+			return res, err
+		})
+	return res, tally, err
+}
+
+// fanOutConfig observes FanOut with the global providers.
+var fanOutConfig = sync.OnceValue(func() *transport.Config {
+	c, _ := transport.NewConfig("hi", nil) // no option: it cannot fail
+	return c
+})
+
+func fanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*transport.Result, Tally, error) {
 	limit := defaultMaxParticipants
 	if o != nil && o.MaxParticipants > 0 {
 		limit = o.MaxParticipants

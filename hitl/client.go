@@ -324,23 +324,29 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 		return resp, it, nil, &WaitError{Interrupt: it, Err: ErrNoForwarder}
 	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
-	if err := forward(ctx, it); err != nil {
-		return resp, it, nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
-	}
-	if err := c.keep(ctx, it); err != nil {
-		return resp, it, nil, err
-	}
-	auth := c.authorization
-	if auth == nil {
-		if h := req.Header.Get("Authorization"); h != "" {
-			auth = func(context.Context) (string, error) { return h, nil }
+	// One observed wait from here: forwarding the question is part of it.
+	r, err := c.cfg.Observe(ctx, questionOf(it), func(ctx context.Context) (*transport.Result, error) {
+		if err := observedForward(forward)(ctx, it); err != nil {
+			return nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
 		}
-	}
-	r, err := c.wait(ctx, it, o.Wait, auth, forward)
+		if err := c.keep(ctx, it); err != nil {
+			return nil, err
+		}
+		auth := c.authorization
+		if auth == nil {
+			if h := req.Header.Get("Authorization"); h != "" {
+				auth = func(context.Context) (string, error) { return h, nil }
+			}
+		}
+		r, err := c.wait(ctx, it, o.Wait, auth, forward)
+		if err == nil {
+			c.forget(ctx, it)
+		}
+		return r, err
+	})
 	if err != nil {
 		return resp, it, r, err
 	}
-	c.forget(ctx, it)
 	if !r.Approved() && !o.EveryDecisionOK {
 		return resp, it, r, &NotApprovedError{Interrupt: it, Result: r}
 	}
@@ -512,7 +518,46 @@ func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*tran
 	return r, err
 }
 
+// wait is one observed wait on it (see [Client.observe]); the reminders and questions it
+// forwards count as forwarded.
 func (c *Client) wait(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*transport.Result, error) {
+	return c.cfg.Observe(ctx, questionOf(it), func(ctx context.Context) (*transport.Result, error) {
+		return c.waitOn(ctx, it, o, auth, observedForward(forward))
+	})
+}
+
+// questionOf is what it asks, for the wait's span, audit record and the open waits.
+func questionOf(it *Interrupt) transport.Question {
+	if it == nil {
+		return transport.Question{Protocol: "hitl"}
+	}
+	q := transport.Question{Protocol: "hitl", Kind: string(it.Kind), ID: it.ID(), Prompt: it.Prompt()}
+	if it.Case != nil {
+		q.ReviewType = string(it.Case.Type)
+	}
+	if it.Task != nil {
+		q.Protocol, q.TaskID = "a2a", it.Task.TaskID
+		if tc, ok := it.Task.ToolCall(); ok {
+			q.Arguments = tc.Arguments
+		}
+	}
+	return q
+}
+
+// observedForward records each question f puts to a human, and each failure, on the wait's
+// telemetry.
+func observedForward(f Forwarder) Forwarder {
+	if f == nil {
+		return nil
+	}
+	return func(ctx context.Context, it *Interrupt) error {
+		err := f(ctx, it)
+		transport.Forwarded(ctx, err)
+		return err
+	}
+}
+
+func (c *Client) waitOn(ctx context.Context, it *Interrupt, o *WaitOptions, auth func(context.Context) (string, error), forward Forwarder) (*transport.Result, error) {
 	if o != nil && o.Waiter != nil && it != nil {
 		return o.Waiter.Wait(ctx, it)
 	}

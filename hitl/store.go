@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"sync"
 
@@ -245,3 +246,33 @@ func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOption
 
 // ErrNoStore: Resume was called on a client without WithStore.
 var ErrNoStore = errors.New("hitl: the client has no store")
+
+// Pending lists the questions the client is waiting on, oldest first: every wait running now
+// in this process ([Client.Do], [Client.Wait], [Client.Resume], the RoundTripper), with
+// whether the question was forwarded during it, and, when the client has a store, every
+// interrupt stored and not being waited on here (Waiting false: a previous process's, for
+// [Client.Resume]). A wait that ends leaves the list. Safe for concurrent use; ctx bounds the
+// store's List. An error is the store's; the waits running are listed with it.
+func (c *Client) Pending(ctx context.Context) ([]transport.Pending, error) {
+	out := c.cfg.Pending()
+	if c.store == nil {
+		return out, nil
+	}
+	stored, err := c.store.List(ctx)
+	running := make(map[string]bool, len(out))
+	for _, p := range out {
+		running[p.ID] = true
+	}
+	for _, it := range stored {
+		if it == nil || running[it.ID()] {
+			continue
+		}
+		q := questionOf(it)
+		out = append(out, transport.Pending{Protocol: q.Protocol, Kind: q.Kind, ID: q.ID, Prompt: q.Prompt, Since: it.ReceivedAt})
+	}
+	slices.SortStableFunc(out, func(a, b transport.Pending) int { return a.Since.Compare(b.Since) })
+	if err != nil {
+		return out, fmt.Errorf("hitl: pending: %w", err)
+	}
+	return out, nil
+}

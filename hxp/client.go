@@ -38,6 +38,7 @@ const (
 // token, as a human client (inbox, resolve). Create it with [NewClient]; it is safe for
 // concurrent use and holds no per-request state.
 type Client struct {
+	cfg          *clientcfg.Config // telemetry, audit, the waits open
 	base         *url.URL
 	prefix       string
 	http         *http.Client
@@ -70,6 +71,7 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	if c.base, err = clientcfg.CheckBase(cfg, "hxp", baseURL); err != nil {
 		return nil, err
 	}
+	c.cfg = cfg
 	c.http, c.logger, c.polls, c.agent = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
 	c.interval, c.timeout, c.maxBody = cfg.PollInterval, cfg.RequestTimeout, cfg.MaxBody
 	c.allowPrivate = cfg.AllowPrivateAddresses

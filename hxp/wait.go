@@ -92,6 +92,17 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*transp
 	if cr == nil || !validID(cr.RequestID) {
 		return nil, errors.New("hxp: Wait needs a created request")
 	}
+	q := transport.Question{Protocol: "hxp", Kind: "hxp", ID: cr.RequestID, CheckReceipt: o != nil && o.CheckReceipt}
+	if cr.Request != nil {
+		q.Kind, q.Prompt = "hxp/"+strings.ToLower(string(cr.Request.Action())), promptOf(cr.Request)
+	}
+	return c.cfg.Observe(ctx, q, func(ctx context.Context) (*transport.Result, error) { return c.wait(ctx, cr, o) })
+}
+
+func (c *Client) wait(ctx context.Context, cr *Created, o *WaitOptions) (*transport.Result, error) {
+	if cr == nil || !validID(cr.RequestID) {
+		return nil, errors.New("hxp: Wait needs a created request")
+	}
 	if o == nil {
 		o = &WaitOptions{}
 	}
@@ -151,6 +162,19 @@ func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*transp
 		}
 	}
 	return res, nil
+}
+
+// promptOf is what r asks, for the client's list of open waits.
+func promptOf(r *Request) string {
+	switch {
+	case r.Decide != nil:
+		return r.Decide.Question
+	case r.Approve != nil:
+		return r.Approve.Item
+	case r.Provide != nil:
+		return r.Provide.Prompt
+	}
+	return ""
 }
 
 // wakeGap is the least time between two polls of a request, wake-ups included.
@@ -409,3 +433,8 @@ func pushedResult(cr *Created, rc *Receipt, trusted bool) *transport.Result {
 	}
 	return r
 }
+
+// Pending lists the requests this client is waiting on now, oldest first: one entry per
+// running [Client.Wait], removed when it returns. Safe for concurrent use. The client keeps no
+// store of its own; a request created and not being waited on is not listed.
+func (c *Client) Pending() []transport.Pending { return c.cfg.Pending() }

@@ -9,10 +9,15 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hitlkit/hitlkit/internal/clientopt"
 	"github.com/hitlkit/hitlkit/internal/dial"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 )
 
 // Settings is what a client's [Option]s record, before [NewConfig] checks and completes it.
@@ -31,6 +36,11 @@ type Settings struct {
 	pollInterval   time.Duration
 	requestTimeout time.Duration
 	allowPrivate   bool
+
+	tracerProvider trace.TracerProvider
+	meterProvider  metric.MeterProvider
+	propagator     propagation.TextMapPropagator
+	audit          func(context.Context, Record)
 }
 
 // Config is what a client's [Option]s come to, once checked and completed: what hitl, a2a,
@@ -63,6 +73,13 @@ type Config struct {
 	Polls *Slots
 	// AllowPrivateAddresses is [WithAllowPrivateAddresses].
 	AllowPrivateAddresses bool
+
+	// The client's telemetry ([WithTracerProvider], [WithMeterProvider], [WithPropagator]),
+	// audit hook ([WithAudit]) and the waits it observes now ([Config.Observe]); a Config
+	// made with [Config.Share] shares them.
+	tel   *telemetry.Telemetry
+	audit func(context.Context, Record)
+	open  *openWaits
 }
 
 // NewConfig applies opts, in order, for the client named client ("acme", used in errors),
@@ -93,8 +110,11 @@ func NewConfig(client string, own any, opts ...Option) (*Config, error) {
 	if sh := s.shared; sh != nil {
 		c.HTTP, c.Service, c.Logger, c.Polls = sh.HTTP, sh.Service, sh.Logger, sh.Polls
 		c.AllowPrivateAddresses = sh.AllowPrivateAddresses
+		c.tel, c.audit, c.open = sh.tel, sh.audit, sh.open
 		return c, nil
 	}
+	c.tel = telemetry.New(s.tracerProvider, s.meterProvider, s.propagator)
+	c.audit, c.open = s.audit, &openWaits{}
 	c.AllowPrivateAddresses = s.allowPrivate
 	c.Logger = s.logger
 	if c.Logger == nil {
@@ -105,7 +125,7 @@ func NewConfig(client string, own any, opts ...Option) (*Config, error) {
 		cp := *http.DefaultClient
 		c.HTTP = &cp
 	}
-	c.Service = serviceClient(c.HTTP, c.AllowPrivateAddresses)
+	c.Service = serviceClient(c.HTTP, c.AllowPrivateAddresses, c.tel)
 	n := s.maxPolls
 	if n == 0 {
 		n = pace.MaxPollsInFlight
@@ -114,20 +134,25 @@ func NewConfig(client string, own any, opts ...Option) (*Config, error) {
 	return c, nil
 }
 
-// serviceClient derives from hc the client for the requests a client makes itself.
-func serviceClient(hc *http.Client, allowPrivate bool) *http.Client {
+// serviceClient derives from hc the client for the requests a client makes itself; tel, when
+// set, carries the trace context of each request's wait.
+func serviceClient(hc *http.Client, allowPrivate bool, tel *telemetry.Telemetry) *http.Client {
 	if !allowPrivate {
 		hc = dial.PublicOnly(hc, &dial.PublicDialer{})
 	}
 	cp := *hc
-	cp.Transport = &dial.Guard{RT: hc.Transport, AllowPrivate: allowPrivate}
+	var rt http.RoundTripper = &dial.Guard{RT: hc.Transport, AllowPrivate: allowPrivate}
+	if tel != nil {
+		rt = &traced{rt: rt, tel: tel}
+	}
+	cp.Transport = rt
 	cp.CheckRedirect = httpx.NoRedirect
 	return &cp
 }
 
 // defaultService is the Service of a Config without options: a [Wait] without a Client polls
 // through it.
-var defaultService = sync.OnceValue(func() *http.Client { return serviceClient(&http.Client{}, false) })
+var defaultService = sync.OnceValue(func() *http.Client { return serviceClient(&http.Client{}, false, nil) })
 
 // Own returns an option of the client named client, named name ("acme.WithTenant"), that
 // applies set to that client's own settings: the *T given to [NewConfig] as own. Given to

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 )
 
 func stopped(ctx context.Context, last error) error {
@@ -34,6 +35,21 @@ type outcome[T any] struct {
 	temporary bool
 	hint      time.Duration
 	status    int
+}
+
+// class is the outcome's class for telemetry.
+func (o *outcome[T]) class() string {
+	switch {
+	case o.done:
+		return telemetry.PollDecided
+	case o.err != nil && o.temporary:
+		return telemetry.PollRetry
+	case o.err != nil:
+		return telemetry.PollFailed
+	case o.status == http.StatusNotModified:
+		return telemetry.PollUnchanged
+	}
+	return telemetry.PollWaiting
 }
 
 func (w *Wait[T]) pollOnce(ctx context.Context, etag *string) (o outcome[T]) {

@@ -12,6 +12,7 @@ import (
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/pace"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 )
 
 // The pacing a [Wait] applies when its fields are zero.
@@ -155,26 +156,36 @@ func (w *Wait[T]) Run(ctx context.Context) (T, error) {
 		pushed  T
 		settled atomic.Bool
 	)
-	settle := func(v T) {
-		once.Do(func() {
-			pushed = v
-			settled.Store(true)
-			stop(errSettled)
-		})
+	obs := telemetry.From(ctx) // the span and counts of a wait a protocol client observes
+	settleFrom := func(watch bool) func(T) {
+		return func(v T) {
+			once.Do(func() {
+				pushed = v
+				settled.Store(true)
+				obs.Settle(watch)
+				stop(errSettled)
+			})
+		}
+	}
+	settle, settleWatch := settleFrom(false), (func(T))(nil)
+	if len(w.Watch) > 0 {
+		settleWatch = settleFrom(true)
 	}
 	p := newPacer(ctx, cfg, stop)
+	p.obs = obs
+	wake := p.wake
 	stopCancelled := context.AfterFunc(ctx, p.cancelled)
 	stops := make([]func(), 0, len(w.Watch))
 	for _, watch := range w.Watch { // before the first poll: no change falls between the two
-		stops = append(stops, watch(p.wake, settle))
+		stops = append(stops, watch(wake, settleWatch))
 	}
 	p.start()
 	var wg sync.WaitGroup
 	if len(w.Push) > 0 && (w.FirstDelay > 0 || p.firstAnswered()) {
 		for _, q := range w.Push[1:] {
-			wg.Go(func() { cfg.keep(ctx, q, p.wake, settle) })
+			wg.Go(func() { cfg.keep(ctx, q, wake, settle) })
 		}
-		cfg.keep(ctx, w.Push[0], p.wake, settle)
+		cfg.keep(ctx, w.Push[0], wake, settle)
 	}
 	v, err := p.result()
 	if !stopCancelled() {
@@ -215,6 +226,7 @@ func (w *Wait[T]) keep(ctx context.Context, p push[T], kick func(), settle func(
 			bo.Reset()
 		}
 		delay := bo.Next()
+		telemetry.From(ctx).Reconnect(ctx, err)
 		w.Logger.LogAttrs(ctx, slog.LevelDebug, "push source dropped; reconnecting",
 			slog.String("url", httpx.Redact(w.URL)), slog.Int("attempt", attempt),
 			slog.Duration("next", delay), errAttr(err))
@@ -236,6 +248,7 @@ type pacer[T any] struct {
 	first chan struct{} // closed once the first poll answered or the wait ended
 	done  chan struct{} // closed once the outcome is known
 	gone  chan struct{} // closed when cancelled returns
+	obs   *telemetry.Wait
 
 	mu       sync.Mutex
 	timer    *time.Timer
@@ -282,6 +295,7 @@ func (p *pacer[T]) start() {
 // wake makes the next poll go out at once, MinInterval after the previous one began at the
 // soonest; while a poll is in flight or a backoff runs, after it. It never blocks.
 func (p *pacer[T]) wake() {
+	p.obs.Wake()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -318,6 +332,7 @@ func (p *pacer[T]) fire() {
 	if p.finished {
 		return
 	}
+	p.obs.Poll(p.ctx, o.status, o.class())
 	var delay time.Duration
 	switch {
 	case o.done:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -142,6 +143,7 @@ func Subscribe(ctx context.Context, s *Subscriber, url string, handle func(Event
 		}
 		delay := max(bo.Next(), retry, hint)
 		delay = min(max(delay, cfg.MinRetry), cfg.MaxRetry)
+		telemetry.From(ctx).Reconnect(ctx, err)
 		cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "event stream ended; reconnecting",
 			slog.String("url", httpx.Redact(url)), slog.Int("attempt", attempt),
 			slog.Int("events", st.Events), slog.Duration("next", delay), logErr(err))
