@@ -141,11 +141,7 @@ func serviceClient(hc *http.Client, allowPrivate bool, tel *telemetry.Telemetry)
 		hc = dial.PublicOnly(hc, &dial.PublicDialer{})
 	}
 	cp := *hc
-	var rt http.RoundTripper = &dial.Guard{RT: hc.Transport, AllowPrivate: allowPrivate}
-	if tel != nil {
-		rt = &traced{rt: rt, tel: tel}
-	}
-	cp.Transport = rt
+	cp.Transport = &dial.Guard{RT: hc.Transport, AllowPrivate: allowPrivate, Tel: tel}
 	cp.CheckRedirect = httpx.NoRedirect
 	return &cp
 }

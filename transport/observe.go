@@ -6,12 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"sync"
 	"time"
-
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hitlkit/hitlkit/internal/telemetry"
 )
@@ -176,23 +173,4 @@ func (l *openWaits) list() []Pending {
 	l.mu.Unlock()
 	slices.SortFunc(out, func(a, b Pending) int { return cmp.Or(a.Since.Compare(b.Since), cmp.Compare(a.ID, b.ID)) })
 	return out
-}
-
-// traced sends a request with the trace context of its wait's span, and counts it as a
-// request the wait sent.
-type traced struct {
-	rt  http.RoundTripper
-	tel *telemetry.Telemetry
-}
-
-func (t *traced) RoundTrip(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	if trace.SpanContextFromContext(ctx).IsValid() {
-		req = req.Clone(ctx)
-		t.tel.Inject(ctx, req.Header)
-	}
-	if w := telemetry.From(ctx); w != nil {
-		w.Request(ctx)
-	}
-	return t.rt.RoundTrip(req)
 }

@@ -7,16 +7,23 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hitlkit/hitlkit/internal/httpx"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 )
 
 // Guard is a RoundTripper that refuses, before sending, every request whose URL breaks the
 // address rules ([CheckURL]), and sends the others through RT (nil: http.DefaultTransport).
 // Inside a testing/synctest bubble it refuses every request RT, an *http.Transport, would
 // send to the real network, with httpx.ErrInBubble.
+//
+// With Tel set it also sends each request with the trace context of its wait's span and
+// counts it as a request the wait sent (internal/telemetry).
 type Guard struct {
 	RT           http.RoundTripper
 	AllowPrivate bool
+	Tel          *telemetry.Telemetry
 }
 
 // RoundTrip implements http.RoundTripper.
@@ -36,6 +43,16 @@ func (g *Guard) RoundTrip(req *http.Request) (*http.Response, error) {
 			_ = req.Body.Close()
 		}
 		return nil, httpx.ErrInBubble
+	}
+	if g.Tel != nil {
+		ctx := req.Context()
+		if trace.SpanContextFromContext(ctx).IsValid() {
+			req = req.Clone(ctx)
+			g.Tel.Inject(ctx, req.Header)
+		}
+		if w := telemetry.From(ctx); w != nil {
+			w.Request(ctx)
+		}
 	}
 	return rt.RoundTrip(req)
 }
