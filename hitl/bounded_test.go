@@ -1,0 +1,67 @@
+package hitl_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hitlkit/hitlkit/hitl"
+)
+
+// hugeTimeout is a duration spelled in 300,000 digits: valid JSON, a 293 KiB body, well
+// under the 1 MiB limit.
+var hugeTimeout = "P" + strings.Repeat("0", 300_000) + "D"
+
+// extraAllocs is how many more allocations f makes on hostile than on plain: the work one
+// field adds, counted rather than timed.
+func extraAllocs(f func(string), hostile, plain string) float64 {
+	return testing.AllocsPerRun(2, func() { f(hostile) }) - testing.AllocsPerRun(2, func() { f(plain) })
+}
+
+// TestDetectHugeTimeout: a 202 whose timeout is 300,000 digits long costs Detect about what a
+// plain one does. The ISO 8601 parser Detect used before copied the number at each digit
+// (300,000 allocations, 45 GB copied, 15 s of CPU per answer); the timeout is now refused by
+// its length before any parser reads it, with a warning, and expires_at still applies.
+func TestDetectHugeTimeout(t *testing.T) {
+	detect := func(timeout string) {
+		body := with(func(h map[string]any) { h["timeout"] = timeout })
+		req, _ := http.NewRequest(http.MethodPost, "https://api.svc.example/v1/x", nil)
+		resp := &http.Response{StatusCode: http.StatusAccepted, Request: req, Body: io.NopCloser(strings.NewReader(body))}
+		it, err := hitl.Detect(resp, &hitl.DetectOptions{MaxBody: 1 << 20})
+		if err != nil || it == nil {
+			t.Fatalf("Detect: %v, %v", it, err)
+		}
+		if timeout == hugeTimeout && !strings.Contains(strings.Join(it.Warnings, "; "), "timeout") {
+			t.Fatalf("no warning about the timeout: %q", it.Warnings)
+		}
+	}
+	if extra := extraAllocs(detect, hugeTimeout, "P1D"); extra > 100 {
+		t.Fatalf("a 300,000-digit timeout cost %v more allocations than P1D; want the same work", extra)
+	}
+}
+
+// TestDiscoveryHugeTimeouts: the same for the discovery document's default_timeout,
+// max_timeout and timeout_default: each is refused unread and left zero.
+func TestDiscoveryHugeTimeouts(t *testing.T) {
+	docs := []func(string) string{
+		func(d string) string {
+			return `{"hitl_protocol":{"spec_version":"0.8","capabilities":{"default_timeout":"` + d + `","max_timeout":"` + d + `"}}}`
+		},
+		func(d string) string { return `{"hitl_protocol":"0.5","timeout_default":"` + d + `"}` },
+	}
+	for _, doc := range docs {
+		parse := func(timeout string) {
+			d, err := hitl.ParseDiscovery([]byte(doc(timeout)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if timeout == hugeTimeout && (d.DefaultTimeout != 0 || d.MaxTimeout != 0) {
+				t.Fatalf("a 300,000-digit timeout read as %v, %v", d.DefaultTimeout, d.MaxTimeout)
+			}
+		}
+		if extra := extraAllocs(parse, hugeTimeout, "P1D"); extra > 100 {
+			t.Fatalf("%.40s: 300,000-digit timeouts cost %v more allocations than P1D; want the same work", doc("…"), extra)
+		}
+	}
+}
