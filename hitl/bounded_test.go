@@ -1,8 +1,11 @@
 package hitl_test
 
 import (
+	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -63,5 +66,33 @@ func TestDiscoveryHugeTimeouts(t *testing.T) {
 		if extra := extraAllocs(parse, hugeTimeout, "P1D"); extra > 100 {
 			t.Fatalf("%.40s: 300,000-digit timeouts cost %v more allocations than P1D; want the same work", doc("…"), extra)
 		}
+	}
+}
+
+// TestFormPatternWork: a form's patterns cost bounded work. "[a-z]{1000}x" is 12 bytes and a
+// 1,003-instruction program; matched against a 64 KiB answer it took 5 s of CPU. ParseForm now
+// refuses a pattern over 1,000 instructions (ErrFormTooLarge) before compiling it, and Check
+// matches within a budget: a 16 KiB value against a 900-instruction pattern is "too long to
+// check against the field's pattern" without being matched (before, it was matched: 14
+// million steps, and said "does not match").
+func TestFormPatternWork(t *testing.T) {
+	form := func(p string) []byte {
+		return []byte(`{"fields":[{"key":"id","label":"ID","type":"text","validation":{"pattern":` + strconv.Quote(p) + `}}]}`)
+	}
+	if _, err := hitl.ParseForm(form(`[a-z]{1000}x`)); !errors.Is(err, hitl.ErrFormTooLarge) {
+		t.Errorf("ParseForm with a 1,003-instruction pattern = %v; want ErrFormTooLarge", err)
+	}
+	f, err := hitl.ParseForm(form(`[a-z]{290}x`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := func(v string) json.RawMessage { return json.RawMessage(`{"id":"` + v + `"}`) }
+	if err := f.Check(t.Context(), data(strings.Repeat("a", 290)+"x")); err != nil {
+		t.Errorf("a matching value: %v", err)
+	}
+	var ie *hitl.InvalidError
+	err = f.Check(t.Context(), data(strings.Repeat("a", 16<<10)))
+	if !errors.As(err, &ie) || len(ie.Problems) != 1 || !strings.Contains(ie.Problems[0].Problem, "too long to check") {
+		t.Errorf("Check of a 16 KiB value = %v; want one problem, too long to check", err)
 	}
 }
