@@ -3,6 +3,7 @@ package hitl_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -94,5 +95,22 @@ func TestFormPatternWork(t *testing.T) {
 	err = f.Check(t.Context(), data(strings.Repeat("a", 16<<10)))
 	if !errors.As(err, &ie) || len(ie.Problems) != 1 || !strings.Contains(ie.Problems[0].Problem, "too long to check") {
 		t.Errorf("Check of a 16 KiB value = %v; want one problem, too long to check", err)
+	}
+}
+
+// TestFormPatternsTogether: a form's distinct patterns compile to at most 20,000 instructions
+// together. Before, ParseForm compiled every one of up to 500 fields' patterns, each up to
+// the largest accepted (about 1 ms each): 100 distinct 900-instruction patterns were
+// accepted; now the form is ErrFormTooLarge, and no pattern past the limit is compiled.
+func TestFormPatternsTogether(t *testing.T) {
+	var fields []string
+	for i := range 100 {
+		fields = append(fields, fmt.Sprintf(`{"key":"f%d","label":"F","type":"text","validation":{"pattern":"[a-z]{290}x%d"}}`, i, i))
+	}
+	if _, err := hitl.ParseForm([]byte(`{"fields":[` + strings.Join(fields, ",") + `]}`)); !errors.Is(err, hitl.ErrFormTooLarge) {
+		t.Errorf("ParseForm of 100 distinct 900-instruction patterns = %v; want ErrFormTooLarge", err)
+	}
+	if _, err := hitl.ParseForm([]byte(`{"fields":[` + strings.Join(fields[:20], ",") + `]}`)); err != nil {
+		t.Errorf("ParseForm of 20 of them: %v", err)
 	}
 }

@@ -113,6 +113,7 @@ const (
 	maxConditionDepth  = 8              // a field shown by a field shown by … (chains of conditions)
 	maxPatternLength   = pattern.MaxLen // bytes of one validation pattern
 	maxConditionValues = 1000           // values of one "in" condition
+	maxFormInsts       = 20000          // compiled instructions of all the patterns of a form together
 )
 
 // ErrFormTooLarge matches the [*InvalidError] of a form over one of the limits above.
@@ -120,8 +121,9 @@ var ErrFormTooLarge = errors.New("hitl: form over the size limits")
 
 // ParseForm reads a context.form object. A form over the limits (500 fields, 1,000 options
 // per field, conditions 8 deep, patterns of 1,000 bytes or whose compiled program would exceed
-// 1,000 instructions, such as "[a-z]{1000}") is an [*InvalidError] that also matches
-// ErrFormTooLarge; so is a condition that refers back to itself.
+// 1,000 instructions, such as "[a-z]{1000}", or 20,000 all the form's distinct patterns
+// together) is an [*InvalidError] that also matches ErrFormTooLarge; so is a condition that
+// refers back to itself.
 func ParseForm(raw []byte) (*Form, error) {
 	var f Form
 	if err := json.Unmarshal(raw, &f); err != nil {
@@ -142,6 +144,7 @@ func ParseForm(raw []byte) (*Form, error) {
 	}
 	seen := map[string]bool{}
 	var tooBig []FieldError
+	insts := 0 // of the patterns compiled so far
 	for i, fd := range f.All() {
 		at := fmt.Sprintf("form.fields[%d]", i)
 		if !validFieldKey(fd.Key) {
@@ -161,13 +164,17 @@ func ParseForm(raw []byte) (*Form, error) {
 		case (fd.Type == FieldSelect || fd.Type == FieldMultiselect) && len(fd.Options) == 0:
 			problems = append(problems, FieldError{Field: at + ".options", Problem: "required for " + string(fd.Type)})
 		}
-		if v := fd.Validation; v != nil && v.Pattern != "" && f.patterns[v.Pattern] == nil {
+		if v := fd.Validation; v != nil && v.Pattern != "" && f.patterns[v.Pattern] == nil && insts <= maxFormInsts {
 			switch re, err := pattern.Compile(v.Pattern); {
 			case errors.Is(err, pattern.ErrTooLarge):
 				tooBig = append(tooBig, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("compiles to more than %d instructions", pattern.MaxInsts)})
 			case err != nil:
 				f.Warnings = append(f.Warnings, "field "+fd.Key+" has a pattern Go cannot compile; not checked")
+			case insts+re.Insts() > maxFormInsts:
+				insts += re.Insts() // no other pattern is compiled
+				tooBig = append(tooBig, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("the form's patterns compile to more than %d instructions together", maxFormInsts)})
 			default:
+				insts += re.Insts()
 				if f.patterns == nil {
 					f.patterns = make(map[string]*pattern.Pattern)
 				}

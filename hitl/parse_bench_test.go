@@ -108,6 +108,11 @@ func BenchmarkParseForm(b *testing.B) {
 			return fmt.Sprintf(`{"key":"f%d","label":"F","type":"text","validation":{"pattern":"^[a-z]{%d}$"}}`, i, 100+i%200)
 		}, ",", `]}`, n)
 	}
+	shapes["large-patterns"] = func(n int) []byte {
+		return bytecost.List(`{"fields":[`, func(i int) string {
+			return fmt.Sprintf(`{"key":"f%d","label":"F","type":"text","validation":{"pattern":"[a-z]{290}x%d"}}`, i, i)
+		}, ",", `]}`, n)
+	}
 	shapes["options"] = func(n int) []byte {
 		return bytecost.List(`{"fields":[{"key":"s","label":"S","type":"select","options":[`, func(i int) string { return fmt.Sprintf(`{"value":"v%d","label":"V"}`, i) }, ",", `]}]}`, n)
 	}

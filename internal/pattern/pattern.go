@@ -74,6 +74,10 @@ func Compile(p string) (*Pattern, error) {
 	return &Pattern{re: re, insts: n}, nil
 }
 
+// Insts is the upper bound of p's instructions that Compile checked against MaxInsts: what
+// compiling p cost, about, and what each byte of text matched against it may cost.
+func (p *Pattern) Insts() int { return p.insts }
+
 // Budget is the work a set of matches may do together (MaxSteps). Not safe for concurrent
 // use: one check owns it.
 type Budget struct{ spent int }
