@@ -17,6 +17,18 @@
 // [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
 // WithMaxPollsInFlight, WithAllowPrivateAddresses). The endpoint must be
 // at an https URL on a public address unless those options say otherwise.
+//
+// # Bounded work
+//
+// [Parse] reads a message in time linear in its size. Measured with
+//
+//	go test -run '^$' -bench 'BenchmarkParse$' ./hi
+//
+// on messages of many participants, a long history, many keys that normalise alike, a long
+// digit run, deep nesting and a string of escapes, the CPU time per byte (cpu-ns/B) on a
+// loaded 2-core machine at 1 KiB, 64 KiB and 1 MiB, over the shapes: 35–408, 8–496,
+// 0.7–411. The dearest shape, a list of participants (each id case-folded and normalised),
+// takes about 0.4 s for 1 MiB.
 package hi
 
 import "errors"

@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"net/mail"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hitlkit/hitlkit/internal/pattern"
 )
 
 // FieldType is a form field's type (HITL Protocol §10.3, form-field.schema.json). Types
@@ -40,6 +41,8 @@ type Form struct {
 	SessionID string  `json:"session_id,omitempty"`
 	// Warnings lists what was odd but usable (both fields and steps, an unknown field type).
 	Warnings []string `json:"-"`
+
+	patterns map[string]*pattern.Pattern // compiled by ParseForm, read only after
 }
 
 // Step is one page of a multi-step form.
@@ -105,19 +108,22 @@ func (c *Case) Form() (*Form, error) {
 // Limits of a form ParseForm accepts: a form over them is refused at once, so that
 // rendering and checking one stays cheap whoever wrote it.
 const (
-	maxFormFields      = 500  // fields, all steps together
-	maxFieldOptions    = 1000 // options of one field
-	maxConditionDepth  = 8    // a field shown by a field shown by … (chains of conditions)
-	maxPatternLength   = 1000 // bytes of one validation pattern
-	maxConditionValues = 1000 // values of one "in" condition
+	maxFormFields      = 500            // fields, all steps together
+	maxFieldOptions    = 1000           // options of one field
+	maxConditionDepth  = 8              // a field shown by a field shown by … (chains of conditions)
+	maxPatternLength   = pattern.MaxLen // bytes of one validation pattern
+	maxConditionValues = 1000           // values of one "in" condition
+	maxFormInsts       = 20000          // compiled instructions of all the patterns of a form together
 )
 
 // ErrFormTooLarge matches the [*InvalidError] of a form over one of the limits above.
 var ErrFormTooLarge = errors.New("hitl: form over the size limits")
 
 // ParseForm reads a context.form object. A form over the limits (500 fields, 1,000 options
-// per field, conditions 8 deep, patterns of 1,000 bytes) is an [*InvalidError] that also
-// matches ErrFormTooLarge; so is a condition that refers back to itself.
+// per field, conditions 8 deep, patterns of 1,000 bytes or whose compiled program would exceed
+// 1,000 instructions, such as "[a-z]{1000}", or 20,000 all the form's distinct patterns
+// together) is an [*InvalidError] that also matches ErrFormTooLarge; so is a condition that
+// refers back to itself.
 func ParseForm(raw []byte) (*Form, error) {
 	var f Form
 	if err := json.Unmarshal(raw, &f); err != nil {
@@ -137,6 +143,8 @@ func ParseForm(raw []byte) (*Form, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	var tooBig []FieldError
+	insts := 0 // of the patterns compiled so far
 	for i, fd := range f.All() {
 		at := fmt.Sprintf("form.fields[%d]", i)
 		if !validFieldKey(fd.Key) {
@@ -156,9 +164,21 @@ func ParseForm(raw []byte) (*Form, error) {
 		case (fd.Type == FieldSelect || fd.Type == FieldMultiselect) && len(fd.Options) == 0:
 			problems = append(problems, FieldError{Field: at + ".options", Problem: "required for " + string(fd.Type)})
 		}
-		if v := fd.Validation; v != nil && v.Pattern != "" {
-			if _, err := regexp.Compile(v.Pattern); err != nil {
+		if v := fd.Validation; v != nil && v.Pattern != "" && f.patterns[v.Pattern] == nil && insts <= maxFormInsts {
+			switch re, err := pattern.Compile(v.Pattern); {
+			case errors.Is(err, pattern.ErrTooLarge):
+				tooBig = append(tooBig, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("compiles to more than %d instructions", pattern.MaxInsts)})
+			case err != nil:
 				f.Warnings = append(f.Warnings, "field "+fd.Key+" has a pattern Go cannot compile; not checked")
+			case insts+re.Insts() > maxFormInsts:
+				insts += re.Insts() // no other pattern is compiled
+				tooBig = append(tooBig, FieldError{Field: at + ".validation.pattern", Problem: fmt.Sprintf("the form's patterns compile to more than %d instructions together", maxFormInsts)})
+			default:
+				insts += re.Insts()
+				if f.patterns == nil {
+					f.patterns = make(map[string]*pattern.Pattern)
+				}
+				f.patterns[v.Pattern] = re
 			}
 		}
 		if cd := fd.Conditional; cd != nil {
@@ -168,6 +188,9 @@ func ParseForm(raw []byte) (*Form, error) {
 				problems = append(problems, FieldError{Field: at + ".conditional.operator", Problem: "must be eq, neq, in, gt or lt"})
 			}
 		}
+	}
+	if len(tooBig) > 0 {
+		return nil, tooLarge(tooBig...)
 	}
 	if len(problems) > 0 {
 		return nil, &InvalidError{Object: "form", Problems: problems}
@@ -241,7 +264,11 @@ func (f *Form) Redact(data json.RawMessage) json.RawMessage {
 //
 // Its cost is linear in the size of the form and of data, whatever the conditions: each
 // value is decoded once, however many conditions read it; options are looked up in a set,
-// and each pattern is matched in linear time. It stops, returning context.Cause(ctx), when
+// and each pattern is matched in linear time, all matches together within a fixed budget
+// (the sum of each value's length times its pattern's instructions at most 8,388,608: 8 KiB
+// against the largest pattern ParseForm accepts): a value the budget cannot cover is a
+// problem, "too long to check against the field's pattern". An email address is checked only
+// up to 254 bytes, the longest SMTP carries. It stops, returning context.Cause(ctx), when
 // ctx ends.
 func (f *Form) Check(ctx context.Context, data json.RawMessage) error {
 	var obj map[string]json.RawMessage
@@ -249,6 +276,7 @@ func (f *Form) Check(ctx context.Context, data json.RawMessage) error {
 		return &InvalidError{Object: "result data", Problems: []FieldError{{Field: "data", Problem: "must be a JSON object"}}}
 	}
 	vs := answer{raw: obj, decoded: make(map[string]decoded)}
+	m := &matcher{known: f.patterns}
 	var problems []FieldError
 	for i, fd := range f.All() {
 		if i%64 == 0 && ctx.Err() != nil {
@@ -267,7 +295,7 @@ func (f *Form) Check(ctx context.Context, data json.RawMessage) error {
 			}
 			continue
 		}
-		if p := checkValue(fd, v); p != "" {
+		if p := checkValue(fd, v, m); p != "" {
 			problems = append(problems, FieldError{Field: fd.Key, Problem: p})
 		}
 	}
@@ -342,7 +370,7 @@ func (a answer) visible(fd Field) bool {
 }
 
 // checkValue returns the problem with one present value, or "".
-func checkValue(fd Field, d decoded) string {
+func checkValue(fd Field, d decoded, m *matcher) string {
 	switch fd.Type.kind() {
 	case "bool":
 		if _, ok := d.v.(bool); !ok {
@@ -400,12 +428,12 @@ func checkValue(fd Field, d decoded) string {
 			}
 			return ""
 		}
-		return checkString(fd, s)
+		return checkString(fd, s, m)
 	}
 	return ""
 }
 
-func checkString(fd Field, s string) string {
+func checkString(fd Field, s string, m *matcher) string {
 	switch fd.Type {
 	case FieldDate:
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
@@ -414,6 +442,9 @@ func checkString(fd Field, s string) string {
 			}
 		}
 	case FieldEmail:
+		if len(s) > maxEmailLength {
+			return "must be an email address"
+		}
 		if a, err := mail.ParseAddress(s); err != nil || a.Name != "" {
 			return "must be an email address"
 		}
@@ -435,10 +466,46 @@ func checkString(fd Field, s string) string {
 			return fmt.Sprintf("longer than %d characters", *v.MaxLength)
 		}
 		if v.Pattern != "" {
-			if re, err := regexp.Compile(v.Pattern); err == nil && !re.MatchString(s) {
-				return "does not match the field's pattern"
-			}
+			return m.match(v.Pattern, s)
 		}
+	}
+	return ""
+}
+
+// maxEmailLength is the longest address SMTP carries (RFC 5321 §4.5.3.1.3: a path of 256
+// bytes with its angle brackets); a longer one is refused before net/mail reads it.
+const maxEmailLength = 254
+
+// matcher matches the values of one Check against their patterns within one budget. known
+// are the patterns ParseForm compiled; a Form built by hand has its patterns compiled here,
+// once each per Check.
+type matcher struct {
+	known, compiled map[string]*pattern.Pattern
+	budget          pattern.Budget
+}
+
+// match returns the problem of s against the pattern p, or "". A pattern that cannot be
+// compiled (or is too large) is not checked, as ParseForm warns.
+func (m *matcher) match(p, s string) string {
+	re := m.known[p]
+	if re == nil {
+		var seen bool
+		if re, seen = m.compiled[p]; !seen {
+			re, _ = pattern.Compile(p)
+			if m.compiled == nil {
+				m.compiled = make(map[string]*pattern.Pattern)
+			}
+			m.compiled[p] = re
+		}
+	}
+	if re == nil {
+		return ""
+	}
+	switch ok, within := m.budget.Match(re, s); {
+	case !within:
+		return "too long to check against the field's pattern"
+	case !ok:
+		return "does not match the field's pattern"
 	}
 	return ""
 }

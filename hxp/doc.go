@@ -28,4 +28,16 @@
 // key as a [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
 // WithMaxPollsInFlight, WithAllowPrivateAddresses) and this package's
 // own: [WithHumanAuthorization] for the human's token, [WithAPIPrefix].
+//
+// # Bounded work
+//
+// A server's answers cost work linear in their size: a PROVIDE value is matched against the
+// request's pattern within a fixed budget (a pattern is at most 1,000 compiled instructions,
+// see [Validation]), an email address is read only up to 254 bytes. Measured with
+//
+//	go test -run '^$' -bench StateAndMessage ./hxp
+//
+// on poll answers and WebSocket messages holding a long value checked against a pattern,
+// deep nesting, a long digit run or many members, the CPU time per byte (cpu-ns/B) on a
+// loaded 2-core machine at 1 KiB, 64 KiB and 1 MiB, over the shapes: 60–288, 7–158, 0.3–109.
 package hxp

@@ -10,7 +10,6 @@ import (
 	"math"
 	"net/mail"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/internal/hxphash"
+	"github.com/hitlkit/hitlkit/internal/pattern"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -171,7 +171,13 @@ func (r *Receipt) Check(req *Request) error {
 	return nil
 }
 
-// checkValue checks a PROVIDE's value against its input type and validation (§2.3).
+// maxEmailLength is the longest address SMTP carries (RFC 5321 §4.5.3.1.3: a path of 256
+// bytes with its angle brackets); a longer one is refused before net/mail reads it.
+const maxEmailLength = 254
+
+// checkValue checks a PROVIDE's value against its input type and validation (§2.3). Its work
+// is bounded whatever the server sends: a pattern is matched within pattern.MaxSteps (a value
+// too long for that is a mismatch), an email address is read only up to 254 bytes.
 func checkValue(p *Provide, raw json.RawMessage) string {
 	var s string
 	var n float64
@@ -201,7 +207,10 @@ func checkValue(p *Provide, raw json.RawMessage) string {
 			return "not an absolute URL"
 		}
 	case InputEmail:
-		if a, err := mail.ParseAddress(s); !isString || err != nil || a.Address != s {
+		if !isString || len(s) > maxEmailLength {
+			return "not an email address"
+		}
+		if a, err := mail.ParseAddress(s); err != nil || a.Address != s {
 			return "not an email address"
 		}
 	case InputSelection:
@@ -214,8 +223,15 @@ func checkValue(p *Provide, raw json.RawMessage) string {
 		}
 	}
 	if v.Pattern != "" {
-		if re, err := regexp.Compile(v.Pattern); err == nil && !re.MatchString(s) {
-			return "does not match the pattern"
+		// Validate refuses a pattern Compile refuses; one that slipped past it is not checked.
+		if re, err := pattern.Compile(v.Pattern); err == nil {
+			var b pattern.Budget
+			switch ok, within := b.Match(re, s); {
+			case !within:
+				return "too long to check against the pattern"
+			case !ok:
+				return "does not match the pattern"
+			}
 		}
 	}
 	l := float64(len([]rune(s)))

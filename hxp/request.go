@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/hitlkit/hitlkit/internal/pattern"
 )
 
 // Action is a kind of human execution (HXP v0.1 §2).
@@ -105,7 +106,10 @@ type Provide struct {
 }
 
 // Validation constrains a PROVIDE's value (§2.3): a regular expression for text, bounds for
-// numbers (or lengths of text), or the allowed values of a selection.
+// numbers (or lengths of text), or the allowed values of a selection. Pattern is Go's RE2
+// syntax, at most 1,000 bytes and 1,000 compiled instructions (a repeat such as [a-z]{400}
+// counts about three per repetition, 1,200), so that checking a receipt's value against it costs bounded
+// work; Validate refuses a larger one.
 type Validation struct {
 	Pattern       string   `json:"pattern,omitempty"`
 	Min           *float64 `json:"min,omitempty"`
@@ -309,7 +313,10 @@ func (r *Request) Validate() error {
 		context(p.Context)
 		if v := p.Validation; v != nil {
 			if v.Pattern != "" {
-				if _, err := regexp.Compile(v.Pattern); err != nil {
+				switch _, err := pattern.Compile(v.Pattern); {
+				case errors.Is(err, pattern.ErrTooLarge):
+					bad("payload.validation.pattern", fmt.Sprintf("over %d bytes or %d instructions compiled (a repeat such as [a-z]{400} counts about 3 per repetition)", pattern.MaxLen, pattern.MaxInsts))
+				case err != nil:
 					bad("payload.validation.pattern", "not a valid regular expression")
 				}
 			}

@@ -4,7 +4,9 @@
 //
 // The file is what an agent reads on every restart, and its records name the origins the
 // agent sends its credential to, so [Open] trusts a file only when this process's user owns
-// it and its directory and no one else can change it ([ErrInsecure]). A damaged file is
+// it and no one else can change it or the name it has ([ErrInsecure]): its directory is this
+// user's or root's, and closed to others' writes or, as /tmp is, shared with the sticky bit
+// set. A damaged file is
 // [ErrDamaged], never a crash, and is left as it was: [Salvage] copies every record still
 // readable into a new file.
 package filestore
@@ -36,7 +38,10 @@ var (
 	// ErrLocked: another process holds the store's file.
 	ErrLocked = errors.New("filestore: the store file is held by another process")
 	// ErrInsecure: the file or its directory is owned by another user, writable by group or
-	// others, or (the file) readable by others. An *Error says what to change.
+	// others (a directory without its sticky bit), or (the file) readable by others, or a
+	// link someone else could have made in a shared directory. An *Error says what to do;
+	// about a directory, it names a private one (under os.UserConfigDir) rather than a mode
+	// to set.
 	ErrInsecure = errors.New("filestore: the store file may not be trusted")
 	// ErrDamaged: the file is not a sound store. An *Error names it; it is left as it was,
 	// for Salvage.
@@ -65,12 +70,16 @@ const lockWait = 5 * time.Second
 // to 5 s for another process to release the file, then fails with ErrLocked.
 //
 // Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
-// this process's user or root and that group and others cannot write it, and that the file,
-// when it exists, is owned by this user, writable by no one else and readable by no other
-// user than the group: otherwise an *Error matching ErrInsecure (another user could plant an
-// interrupt whose origin would receive the agent's credential on Resume, or read the review
-// tokens). It then reads every page the file's tree reaches: a damaged file is an *Error
-// matching ErrDamaged, the file untouched. An empty file is a new store.
+// this process's user or root and that group and others cannot write it — or, if they can,
+// that its sticky bit is set (as on /tmp, mode 1777), so that no one else can remove or rename
+// this user's file — and that the file, when it exists, is owned by this user, writable by
+// no one else and readable by no other user than the group: otherwise an *Error matching
+// ErrInsecure (another user could plant an interrupt whose origin would receive the agent's
+// credential on Resume, or read the review tokens). In a shared directory it also refuses a
+// path that is a symbolic link, or a file with a second name (hard link), which another user
+// could have put there to have the store written over one of this user's files. It then reads
+// every page the file's tree reaches: a damaged file is an *Error matching ErrDamaged, the file
+// untouched. An empty file is a new store.
 func Open(path string) (*Store, error) {
 	db, err := kv.Open(path, lockWait)
 	if err != nil {

@@ -97,14 +97,27 @@ func (p Profile) String() string {
 }
 
 // WithProfile makes the server behave as profile p (default ProfileSpec). ProfileReference
-// implies WithReferenceTimeouts, WSQuery and HashReference.
+// implies WithReferenceTimeouts, WSQuery and, unless WithHashFormula says otherwise,
+// hxp.HashReference.
 func WithProfile(p Profile) Option {
 	return func(c *config) {
 		c.profile = p
 		if p == ProfileReference {
-			c.referenceTimeouts, c.shape, c.formula = true, WSQuery, hxp.HashReference
+			c.referenceTimeouts, c.shape = true, WSQuery
 		}
 	}
+}
+
+// evidenceFormula returns the evidence formula in use: the one WithHashFormula set, else the
+// profile's (§4.2's for ProfileSpec, the reference server's for ProfileReference).
+func (c *config) evidenceFormula() hxp.HashFormula {
+	switch {
+	case c.formula != 0:
+		return c.formula
+	case c.profile == ProfileReference:
+		return hxp.HashReference
+	}
+	return hxp.HashSpec
 }
 
 type config struct {
@@ -131,7 +144,10 @@ func WithSecret(s []byte) Option { return func(c *config) { c.secret = append([]
 // WithWSShape sets the ws_url shape. Default WSQuery. Both shapes are always served.
 func WithWSShape(s WSShape) Option { return func(c *config) { c.shape = s } }
 
-// WithHashFormula sets how evidence hashes are computed. Default hxp.HashReference.
+// WithHashFormula sets how evidence hashes are computed, whatever the profile. Default: the
+// profile's, hxp.HashSpec (§4.2 as written) for ProfileSpec and hxp.HashReference for
+// ProfileReference, so that a receipt of the default server verifies with
+// Receipt.VerifyEvidence(DefaultSecret, hxp.HashSpec).
 func WithHashFormula(f hxp.HashFormula) Option { return func(c *config) { c.formula = f } }
 
 // WithReferenceTimeouts makes timeouts behave as the reference server's do: pause and fail
@@ -191,7 +207,7 @@ type request struct {
 // [Server.Start] starts it, and the caller must Close it. Tests use [NewServer].
 func NewUnstartedServer(opts ...Option) *Server {
 	s := &Server{
-		cfg:      config{agentKey: DefaultAgentKey, humanToken: DefaultHumanToken, secret: []byte(DefaultSecret), formula: hxp.HashReference},
+		cfg:      config{agentKey: DefaultAgentKey, humanToken: DefaultHumanToken, secret: []byte(DefaultSecret)},
 		created:  make(chan string, 4096),
 		requests: make(map[string]*request),
 		sockets:  make(map[*ws.ServerConn]bool),
@@ -422,7 +438,7 @@ func (s *Server) finish(r *request, rc *hxp.Receipt) {
 	rc.CompletedAt = now.Format(time.RFC3339Nano)
 	rc.DurationSeconds = float64(int(now.Sub(r.createdAt).Seconds()))
 	if rc.Status == "completed" {
-		rc.EvidenceHash = hex.EncodeToString(hxphash.Sum(r.id, rc.Result, rc.CompletedAt, s.cfg.secret, s.cfg.formula == hxp.HashReference))
+		rc.EvidenceHash = hex.EncodeToString(hxphash.Sum(r.id, rc.Result, rc.CompletedAt, s.cfg.secret, s.cfg.evidenceFormula() == hxp.HashReference))
 	}
 	r.status, r.receipt = rc.Status, rc
 	if r.timer != nil {

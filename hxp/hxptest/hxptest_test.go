@@ -2,6 +2,8 @@ package hxptest_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,7 +89,10 @@ func TestRequestLifecycle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			formula := hxp.HashReference
+			formula := hxp.HashSpec
+			if profile == hxptest.ProfileReference {
+				formula = hxp.HashReference
+			}
 			if !rc.VerifyEvidence(s.Secret(), formula) || rc.CompletedBy != hxptest.HumanID || string(rc.Result) != `"Ship"` {
 				t.Errorf("receipt %+v", rc)
 			}
@@ -390,5 +395,37 @@ func TestCloseLogsWebSockets(t *testing.T) {
 		}) {
 			t.Fatalf("the WebSocket ended by Close is not in the log %v", reqs)
 		}
+	}
+}
+
+// TestDefaultEvidenceIsSpec: the default server (ProfileSpec, no WithHashFormula) signs a
+// receipt with §4.2's formula as the hxp package documents it, SHA-256(request_id + result +
+// completed_at + server_secret), the result a string's value; computed here by hand, and
+// checked with Receipt.VerifyEvidence(DefaultSecret, hxp.HashSpec). Before, the default server
+// used the reference server's formula, so the documented check failed on it.
+func TestDefaultEvidenceIsSpec(t *testing.T) {
+	s := hxptest.NewServer(t)
+	id, _ := create(t, s, 3600, "default")
+	rc, err := s.Resolve(id, "Ship", "", hxptest.HumanID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(id + "Ship" + rc.CompletedAt + hxptest.DefaultSecret))
+	if rc.EvidenceHash != hex.EncodeToString(sum[:]) {
+		t.Errorf("evidence_hash %s; want SHA-256(request_id + result + completed_at + secret) %x", rc.EvidenceHash, sum)
+	}
+	if !rc.VerifyEvidence([]byte(hxptest.DefaultSecret), hxp.HashSpec) {
+		t.Error("the default server's receipt does not verify with hxp.HashSpec")
+	}
+	// WithHashFormula still chooses, on either profile.
+	r := hxptest.NewServer(t, hxptest.WithHashFormula(hxp.HashReference))
+	id, _ = create(t, r, 3600, "default")
+	if rc, err := r.Resolve(id, "Ship", "", hxptest.HumanID); err != nil || !rc.VerifyEvidence(r.Secret(), hxp.HashReference) {
+		t.Errorf("WithHashFormula(HashReference): %+v, %v", rc, err)
+	}
+	p := hxptest.NewServer(t, hxptest.WithHashFormula(hxp.HashSpec), hxptest.WithProfile(hxptest.ProfileReference))
+	id, _ = create(t, p, 3600, "default")
+	if rc, err := p.Resolve(id, "Ship", "", hxptest.HumanID); err != nil || !rc.VerifyEvidence(p.Secret(), hxp.HashSpec) {
+		t.Errorf("WithHashFormula(HashSpec) before WithProfile(ProfileReference): %+v, %v", rc, err)
 	}
 }

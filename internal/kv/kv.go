@@ -29,6 +29,15 @@ type Insecure struct{ Problem, Fix string }
 
 func (e *Insecure) Error() string { return e.Problem + ": " + e.Fix }
 
+// privateDir is the advice of a refusal that concerns the directory: keep the store in one
+// only this user can write, such as the user's configuration directory.
+func privateDir() string {
+	if d, err := os.UserConfigDir(); err == nil {
+		return "keep the store in a directory only this user can write, such as one of its own under " + d + " (os.UserConfigDir)"
+	}
+	return "keep the store in a directory only this user can write, such as one of its own under the home directory"
+}
+
 // Damaged: the file is not a sound store.
 type Damaged struct{ Reason string }
 
@@ -50,8 +59,12 @@ type DB struct {
 
 // opener returns a bolt OpenFile function that checks the descriptor it opens (owner and
 // mode, on the descriptor itself, so the file checked is the file read) and remembers it.
-func opener(path string, got **os.File) func(string, int, os.FileMode) (*os.File, error) {
+// In a shared directory (see shared) it does not follow a symbolic link at path.
+func opener(path string, sharedDir bool, got **os.File) func(string, int, os.FileMode) (*os.File, error) {
 	return func(name string, flag int, mode os.FileMode) (*os.File, error) {
+		if sharedDir {
+			flag |= noFollow
+		}
 		f, err := os.OpenFile(name, flag, mode)
 		if err != nil {
 			return nil, err
@@ -59,6 +72,12 @@ func opener(path string, got **os.File) func(string, int, os.FileMode) (*os.File
 		info, err := f.Stat()
 		if err == nil {
 			err = secure(path, info, false)
+		}
+		if err == nil && sharedDir && links(info) > 1 {
+			// A second name for a file of this user's, made by someone else in the shared
+			// directory, would have the store written over that file.
+			err = &Insecure{Problem: fmt.Sprintf("the file %s has %d names (hard links) in a directory others can write", path, links(info)),
+				Fix: "leave it and " + privateDir()}
 		}
 		if err != nil {
 			_ = f.Close()
@@ -85,8 +104,16 @@ func open(path string, timeout time.Duration, noSync bool) (*DB, error) {
 	if err := secure(dir, info, true); err != nil {
 		return nil, err
 	}
+	sharedDir := shared(info)
+	if sharedDir {
+		// Another user may have put a link at path before this process created its file.
+		if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return nil, &Insecure{Problem: fmt.Sprintf("%s is a symbolic link in %s, a directory others can write", path, dir),
+				Fix: "leave it and " + privateDir()}
+		}
+	}
 	if info, err := os.Stat(path); err == nil && info.Size() > 0 {
-		if err := verify(path, timeout); err != nil {
+		if err := verify(path, sharedDir, timeout); err != nil {
 			return nil, err
 		}
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -95,7 +122,7 @@ func open(path string, timeout time.Duration, noSync bool) (*DB, error) {
 	d := &DB{}
 	err = d.guard(func() error {
 		var err error
-		d.db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: noSync, NoGrowSync: noSync, OpenFile: opener(path, &d.file)})
+		d.db, err = bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, NoSync: noSync, NoGrowSync: noSync, OpenFile: opener(path, sharedDir, &d.file)})
 		if err != nil {
 			return err
 		}
@@ -115,10 +142,10 @@ func open(path string, timeout time.Duration, noSync bool) (*DB, error) {
 
 // verify opens path read-only (a shared lock: no writer is at work while it is read), and
 // walks the file's pages.
-func verify(path string, timeout time.Duration) error {
+func verify(path string, sharedDir bool, timeout time.Duration) error {
 	d := &DB{}
 	err := d.guard(func() error {
-		db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true, OpenFile: opener(path, &d.file)})
+		db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout, ReadOnly: true, OpenFile: opener(path, sharedDir, &d.file)})
 		if err != nil {
 			return err
 		}
