@@ -74,6 +74,20 @@
 //	hitl.push.reconnects    counter          {reconnect} push sources started again, by protocol
 //	hitl.forward.failures   counter          {failure}  forwarders and askers that failed, by protocol
 //
+// With no SDK installed the instrumentation costs a wait two allocations (its observation
+// and the context carrying it) and no measurable time. Measured 2026-11-26 on hitl's
+// BenchmarkPollRoundTrip/Wait (one Wait that polls once, against the fake on loopback), the
+// commit before the instrumentation against the one that added it, two runs each of
+// instructions per Wait counted by callgrind (differencing 300 and 1,500 iterations:
+// GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind ./hitl.test -test.run '^$'
+// -test.bench 'PollRoundTrip/Wait' -test.benchtime 1500x -test.cpu 1) on a machine at load
+// average about 20, where wall-clock figures are not comparable:
+//
+//	                      before            after
+//	instructions per Wait 394,309–395,755   390,126–390,335   (−1.2 %)
+//	allocations per Wait  185               188               (+1.6 %)
+//	bytes per Wait        15,063–15,130     15,415–15,436     (+2.3 %)
+//
 // Nothing secret reaches telemetry: no token, credential, URL, query, prompt or answer; ids
 // are the protocols' ids. examples/telemetry holds the tests that check it with the SDK's
 // in-memory exporters (TestNoSecretInTelemetry sends secrets through every path and scans
