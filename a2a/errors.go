@@ -108,19 +108,43 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Is matches ErrRemote, the sentinel of e's code, and ErrTaskTerminal for the ways agents
+// Is matches ErrRemote, the sentinel of e's code, ErrTaskTerminal for the ways agents
 // refuse a message to an ended task: -32004, or any error that says "terminal" in its message
 // or its data (a string, or an object's "error", "message", "reason" or "detail" member) —
-// a2a-go v0.3 answers -32602 with the reason in data.error.
+// a2a-go v0.3 answers -32602 with the reason in data.error — and ErrTaskNotFound for every
+// way agents say they do not know a task: -32001, a TASK_NOT_FOUND reason, a REST 404, and
+// an invalid-params, internal or server error (-32602, -32603, -32000) that says "task not
+// found" or carries gRPC's "code = NotFound" (Hector v1.9.9 answers a query by name for an
+// unknown task with -32602 "Task not found: rpc error: code = NotFound …").
 func (e *Error) Is(target error) bool {
 	switch {
 	case target == ErrRemote:
 		return true
 	case target == ErrTaskTerminal:
 		return e.Code == -32004 || mentionsTerminal(e.Message) || mentionsTerminal(dataText(e.Data))
+	case target == ErrTaskNotFound && e.notFound():
+		return true
 	}
 	s, ok := codes[e.Code]
 	return ok && s == target
+}
+
+// notFound reports a refusal in another code than -32001 that says the task is unknown.
+func (e *Error) notFound() bool {
+	if e.Reason == "TASK_NOT_FOUND" {
+		return true
+	}
+	switch e.Code {
+	case -32602, -32603, -32000:
+		return mentionsNotFound(e.Message) || mentionsNotFound(dataText(e.Data))
+	}
+	return false
+}
+
+// mentionsNotFound reports a text that says a task is unknown, in the words agents use.
+func mentionsNotFound(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "task not found") || strings.Contains(s, "code = notfound")
 }
 
 // withStatus records the HTTP status an error came with, and derives the code from it when

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/backoff"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/sse"
 	"github.com/hitlkit/hitlkit/transport"
@@ -484,14 +485,23 @@ func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided
 
 // current returns p as its task now is, when p asks for input: p itself while the task still
 // asks p's question, a pause for what the task does now otherwise, and a pause of ClassDone
-// holding the task when it has ended. An agent that cannot say (an error other than a
-// forgotten or swapped task) leaves p as it is.
+// holding the task when it has ended. A task whose existence the agent does not confirm is
+// never put to the human: a transient failure (unreachable, 429, 5xx, an internal error) is
+// asked again, with backoff, up to 8 times; any other error, or the last transient one, is
+// returned, and the pause can be run again later.
 func (c *Client) current(ctx context.Context, p *Pause) (*Pause, error) {
 	now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
+	bo := backoff.NewExponential(time.Second, 30*time.Second)
+	for tries := 1; err != nil && temporary(err) && tries < defaultMaxRepeats; tries++ {
+		if !backoff.Pause(ctx, bo.Next(), nil) {
+			return nil, context.Cause(ctx)
+		}
+		now, err = c.GetTask(ctx, p.Endpoint, p.TaskID)
+	}
 	switch {
-	case errors.Is(err, ErrTaskNotFound) || errors.Is(err, transport.ErrMismatch):
+	case err != nil:
 		return nil, err
-	case err != nil || stillAsks(p, now):
+	case stillAsks(p, now):
 		return p, nil
 	}
 	if np := Track(p.Endpoint, now); np != nil {

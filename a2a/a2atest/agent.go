@@ -144,7 +144,8 @@ const (
 	// next query shows it moved on), a REST 404 of {"error":"Task not found"}, and a question
 	// left unanswered for LegacyInputTimeout failing the task. As Hector v1.9.9 does, its
 	// JSON-RPC tasks/get and tasks/cancel want the task's resource name
-	// ({"name":"tasks/<id>"}) and refuse an id with -32603 "… task name is required"; its
+	// ({"name":"tasks/<id>"}), refuse an id with -32603 "… task name is required" and answer
+	// a name they do not know with -32602 "Task not found: rpc error: code = NotFound …"; its
 	// task queries send "metadata": null on every part of the status message, its reply to a
 	// resume no metadata at all, and its status messages carry no message id.
 	ProfileLegacyHector

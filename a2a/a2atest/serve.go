@@ -203,6 +203,9 @@ var (
 	// errNoName is Hector v1's refusal of a task addressed by id: its gRPC InvalidArgument
 	// reaches JSON-RPC as an internal error.
 	errNoName = &failure{-32603, "INTERNAL_ERROR", "rpc error: code = InvalidArgument desc = task name is required"}
+	// errNoTaskByName is Hector v1.9.9's answer to a query by name for a task it does not
+	// know: its gRPC NotFound reaches JSON-RPC as invalid params.
+	errNoTaskByName = &failure{-32602, "INVALID_PARAMS", "Task not found: rpc error: code = NotFound desc = task not found"}
 )
 
 // cancelTask cancels a task that has not ended and returns a copy of it.
@@ -274,6 +277,9 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 		}
 		a.record(b, m, id, r, body)
 		t, f := a.get(id)
+		if f == errNotFound && a.cfg.profile == ProfileLegacyHector {
+			f = errNoTaskByName
+		}
 		if f != nil {
 			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
@@ -291,6 +297,9 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 		}
 		a.record(b, m, id, r, body)
 		t, f := a.cancelTask(id)
+		if f == errNotFound && a.cfg.profile == ProfileLegacyHector {
+			f = errNoTaskByName
+		}
 		if f != nil {
 			sp.writeError(w, in.ID, f.code, f.reason, f.message)
 			return
