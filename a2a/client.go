@@ -41,6 +41,9 @@ const (
 	// the question just answered to move on (an agent that replies before it processes)
 	// before it takes the question as asked again.
 	staleGrace = 2 * time.Minute
+	// defaultMaxAsksPerCall bounds how often [Client.Run] puts one tool call to the human
+	// in a row (RunOptions.MaxAsksPerCall).
+	defaultMaxAsksPerCall = 3
 	// defaultDeliveries bounds how often [Client.Run] sends one answer when the agent cannot
 	// be reached or its reply is lost.
 	defaultDeliveries = 5
@@ -219,14 +222,28 @@ func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error)
 	if err := resumable(p, a); err != nil {
 		return nil, err
 	}
-	ev, err := c.call(ctx, p.Endpoint, opSend, p.TaskID, c.answerTo(p, a), nil)
+	m := c.answerTo(p, a)
+	ev, err := c.call(ctx, p.Endpoint, opSend, m.TaskID, m, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := mismatch(p.TaskID, p.ContextID, ev.Task); err != nil {
+	if err := continues(p, ev.Task); err != nil {
 		return nil, err
 	}
 	return ev, nil
+}
+
+// continues checks that t is the continuation of p's task: the same task in the same
+// context, or, for a graph interrupt (whose resume starts a new task), any task in p's
+// context.
+func continues(p *Pause, t *Task) error {
+	if p.Checkpoint != nil && t != nil {
+		if p.ContextID != "" && t.ContextID != "" && t.ContextID != p.ContextID {
+			return decision.Mismatch("task context", p.ContextID, t.ContextID)
+		}
+		return nil
+	}
+	return mismatch(p.TaskID, p.ContextID, t)
 }
 
 // resumable refuses, before any request, what cannot be a resume.
@@ -240,8 +257,14 @@ func resumable(p *Pause, a Answer) error {
 	return nil
 }
 
+// answerTo is the message that carries a to p's agent: addressed to p's task and context, or,
+// for a graph interrupt (the task has completed), to the context alone.
 func (c *Client) answerTo(p *Pause, a Answer) *Message {
-	return &Message{MessageID: c.newID(), TaskID: p.TaskID, ContextID: p.ContextID, Parts: a.Parts}
+	m := &Message{MessageID: c.newID(), TaskID: p.TaskID, ContextID: p.ContextID, Parts: a.Parts, Metadata: a.Metadata}
+	if p.Checkpoint != nil && p.ContextID != "" {
+		m.TaskID = ""
+	}
+	return m
 }
 
 // deliver resumes p with a and returns the task's next state, so that an answer is neither
@@ -257,9 +280,9 @@ func (c *Client) deliver(ctx context.Context, p *Pause, a Answer) (*Task, error)
 	m := c.answerTo(p, a)
 	bo := backoff.NewExponential(time.Second, 30*time.Second)
 	for sends := 1; ; {
-		ev, err := c.call(ctx, p.Endpoint, opSend, p.TaskID, m, nil)
+		ev, err := c.call(ctx, p.Endpoint, opSend, m.TaskID, m, nil)
 		if err == nil {
-			err = mismatch(p.TaskID, p.ContextID, ev.Task)
+			err = continues(p, ev.Task)
 		}
 		switch {
 		case err == nil && ev.Task != nil:
@@ -301,11 +324,17 @@ func wantsName(ep Endpoint, err error) bool {
 		(errors.As(err, &ae) && ae.Code == -32603 && strings.Contains(strings.ToLower(ae.Message), "task name is required"))
 }
 
-// stillAsks reports whether t asks the question p holds: input-required with the same status
-// message (by id when both give ids, else by meaning: see [sameParts]).
+// stillAsks reports whether t is p's task asking the question p holds: input-required with
+// the same status message (by id when both give ids, else by meaning: see [sameParts]), or
+// the same pending graph interrupt.
 func stillAsks(p *Pause, t *Task) bool {
-	if Classify(t) != p.Class || (p.Question == nil) != (t.Question == nil) {
+	if t == nil || t.ID != p.TaskID || Classify(t) != p.Class || (p.Question == nil) != (t.Question == nil) {
 		return false
+	}
+	if p.Checkpoint != nil {
+		// A graph interrupt: the same while the task holds the same checkpoint.
+		c := checkpointOf(t)
+		return c != nil && c.CheckpointID == p.Checkpoint.CheckpointID && c.Key == p.Checkpoint.Key
 	}
 	if p.Question == nil {
 		return true

@@ -254,18 +254,20 @@ var (
 	// ErrMessageReply: the agent answered with a message, not a task: there is nothing to wait on.
 	ErrMessageReply = errors.New("a2a: agent replied with a message, not a task")
 	// ErrRepeatedToolCall matches a [*RepeatedCallError].
-	ErrRepeatedToolCall = errors.New("a2a: the task kept asking about a tool call already decided")
+	ErrRepeatedToolCall = errors.New("a2a: the task kept asking about a tool call already answered")
 )
 
-// RepeatedCallError ends a [Client.Run] whose task asked about the same tool call, with the
-// same arguments, right after the human decided it, and again after the decision was sent a
-// second time: the agent does not take the decision, and asking the human again would not
-// help. errors.Is matches ErrRepeatedToolCall. The task is still paused.
+// RepeatedCallError ends a [Client.Run] whose task kept asking about the same tool call,
+// with the same arguments, right after each answer: the call was put to the human
+// RunOptions.MaxAsksPerCall times (default 3) and the agent took none of the answers.
+// errors.Is matches ErrRepeatedToolCall. The task is still paused.
 type RepeatedCallError struct {
 	TaskID string
-	// Call is the tool call asked about; Action the decision sent twice.
+	// Call is the tool call asked about; Action the last answer's action (empty for an
+	// answer without one); Asked how often the call was put to the human.
 	Call   ToolCall
 	Action string
+	Asked  int
 }
 
 func (e *RepeatedCallError) Error() string {
@@ -273,8 +275,8 @@ func (e *RepeatedCallError) Error() string {
 	if e.Call.CallID != "" {
 		id = " (call " + httpx.Scrub(e.Call.CallID, 64) + ")"
 	}
-	return fmt.Sprintf("a2a: task %s asked again about %s%s after the decision %q was sent twice",
-		httpx.Scrub(e.TaskID, 64), httpx.Scrub(e.Call.Name, 64), id, e.Action)
+	return fmt.Sprintf("a2a: task %s asked again about %s%s after the human answered it %d times (last %q); none was taken",
+		httpx.Scrub(e.TaskID, 64), httpx.Scrub(e.Call.Name, 64), id, e.Asked, httpx.Scrub(e.Action, 64))
 }
 
 func (e *RepeatedCallError) Unwrap() error { return ErrRepeatedToolCall }

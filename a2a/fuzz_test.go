@@ -19,7 +19,10 @@ func FuzzDecode(f *testing.F) {
 		`{"kind":"artifact-update","taskId":"t1","artifact":{"parts":[{"kind":"text","text":"x"}]}}`,
 		`{"type":"about:blank","title":"t","status":400}`, `<html>`, `[]`, `null`,
 		`{"code":-32001,"message":"Task not found: t1"}`, `{"code":"x","message":"y"}`,
-		`{"id":"t1","status":{"state":"input-required","message":{"role":"agent","parts":[{"kind":"text","text":"ok?","metadata":null}]}}}`} {
+		`{"id":"t1","status":{"state":"input-required","message":{"role":"agent","parts":[{"kind":"text","text":"ok?","metadata":null}]}}}`,
+		`{"id":"t1","status":{"state":"completed"},"artifacts":[{"parts":[],"metadata":{"state_delta":{"_pregel_metadata":"eyJpbnRlcnJ1cHRLZXkiOiJhcHByb3ZlIiwiaW50ZXJydXB0VmFsdWUiOnsidG9vbCI6IngiLCJhcmd1bWVudHMiOnt9fX0="}}}]}`,
+		`{"id":"t1","status":{"state":"input-required","message":{"parts":[{"data":{"suspendPayload":{"toolName":"x","args":{"question":"q"}}}}]}}}`,
+		`{"id":"t1","status":{"state":"input-required","message":{"parts":[{"data":{"id":"c","name":"ask_human","args":{"question":"q"}},"metadata":{"adk_is_long_running":true}}]}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
@@ -43,6 +46,14 @@ func FuzzDecode(f *testing.F) {
 		}
 		if ev.Task != nil && ev.Class().Paused() != (a2a.NewPause(a2a.Endpoint{}, ev.Task) != nil) {
 			t.Fatalf("class %s but pause %v", ev.Class(), a2a.NewPause(a2a.Endpoint{}, ev.Task))
+		}
+		if p := a2a.NewPause(a2a.Endpoint{}, ev.Task); p != nil {
+			if p.Class == a2a.ClassInputRequired && p.Prompt() == "" {
+				t.Fatalf("pause %v without a prompt", p)
+			}
+			p.ToolCall()
+			_ = a2a.Approve(p)
+			_ = a2a.Text(p, "x")
 		}
 	})
 }

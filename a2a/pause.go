@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -114,8 +115,14 @@ func present(raw json.RawMessage) bool {
 //	input-required                                              ClassInputRequired
 //	auth-required                                               ClassAuthRequired
 //	completed                      hitl_pending present         ClassRelayPending
+//	completed                      a pending graph interrupt    ClassInputRequired
 //	completed, failed, canceled, rejected                       ClassDone
 //	unknown, unspecified, missing, anything else                ClassUnknown
+//
+// A pending graph interrupt is trpc-agent-go's: metadata.state_delta._pregel_metadata of an
+// artifact, of the task or of its status message, holding an interruptKey (see
+// [Checkpoint]). Only these states ask: a message, a status without a state and progress
+// of any kind never make a pause.
 func Classify(t *Task) Class {
 	if t == nil {
 		return ClassUnknown
@@ -137,6 +144,10 @@ func Classify(t *Task) Class {
 	case StateCompleted:
 		if present(m.HITLPending) {
 			return ClassRelayPending
+		}
+		if checkpointOf(t) != nil {
+			// trpc-agent-go completes the task of a graph that waits for a resume.
+			return ClassInputRequired
 		}
 		return ClassDone
 	case StateFailed, StateCanceled, StateRejected:
@@ -163,14 +174,54 @@ type Pause struct {
 	Relay *Relay `json:"relay,omitempty"`
 	// Task is the task as last seen.
 	Task *Task `json:"task,omitempty"`
+	// Checkpoint is set for a graph interrupt a framework reported as a completed task
+	// (trpc-agent-go); answer it with [TRPCResume] (or [Approve], [Reject]).
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	// NotTaken is set by [Client.Run] when the agent asks again about the tool call it was
+	// just answered on: the answer it did not take. [Pause.Prompt] says so.
+	NotTaken *Answer `json:"not_taken,omitempty"`
 }
 
-// Prompt returns the question's text parts. A question without text (ADK's confirmation is
-// a data part alone) gets one built from what it carries: the confirmation's hint, Hector
-// v2's metadata.input_prompt, or its tool call's name and arguments; a relay's hold and an
+// Prompt returns what to show the human: the question's text parts; a question carried in
+// a graph interrupt's value or in the tool call's arguments ({"question": …}, as
+// trpc-agent-go's interrupt and an ADK long-running ask_human call send it) in their place; and, when the question names a tool call
+// its text does not mention (Mastra's "Additional input is required to continue this
+// task."), the call after the text. A question without text (ADK's confirmation is a data
+// part alone) gets one built from what it carries: the confirmation's hint, Hector v2's
+// metadata.input_prompt, or its tool call's name and arguments; a relay's hold and an
 // auth-required pause without text are described. A pause that asks for input always has a
-// prompt, so a forwarder has something to show.
+// prompt, so a forwarder has something to show. When the agent did not take the previous
+// answer (NotTaken), the prompt begins by saying so.
 func (p *Pause) Prompt() string {
+	q := p.prompt()
+	if p.NotTaken != nil && p.Class == ClassInputRequired {
+		return fmt.Sprintf("Your previous answer (%s) was not taken by the agent. %s", p.NotTaken.said(), q)
+	}
+	return q
+}
+
+func (p *Pause) prompt() string {
+	if c := p.Checkpoint; c != nil && p.Class == ClassInputRequired {
+		var v struct {
+			Question string `json:"question"`
+		}
+		if json.Unmarshal(c.Value, &v) == nil && strings.TrimSpace(v.Question) != "" {
+			return v.Question
+		}
+	}
+	if p.Class == ClassInputRequired {
+		if tc, ok := p.ToolCall(); ok {
+			var args struct {
+				Question string `json:"question"`
+			}
+			if json.Unmarshal(tc.Arguments, &args) == nil && strings.TrimSpace(args.Question) != "" {
+				return args.Question
+			}
+			if t := p.Question.Text(); t != "" && tc.Name != "" && !strings.Contains(t, tc.Name) {
+				return t + "\n" + p.builtPrompt()
+			}
+		}
+	}
 	if t := p.Question.Text(); t != "" {
 		return t
 	}
@@ -183,6 +234,24 @@ func (p *Pause) Prompt() string {
 		return p.builtPrompt()
 	}
 	return ""
+}
+
+// maxSaid bounds the previous answer quoted in a prompt.
+const maxSaid = 200
+
+// said quotes what an answer said: its action, else its text, bounded.
+func (a *Answer) said() string {
+	s := a.Action
+	if s == "" {
+		s = (&Message{Parts: a.Parts}).Text()
+	}
+	if s == "" {
+		return "without text"
+	}
+	if len(s) > maxSaid {
+		s = strings.ToValidUTF8(s[:maxSaid], "") + "…"
+	}
+	return strconv.Quote(s)
 }
 
 // maxPromptArguments bounds the arguments quoted in a built prompt.
@@ -241,6 +310,9 @@ func NewPause(ep Endpoint, t *Task) *Pause {
 		return nil
 	}
 	p := &Pause{Class: c, Endpoint: ep, TaskID: t.ID, ContextID: t.ContextID, Question: t.Question, Metadata: t.Metadata, Task: t}
+	if c == ClassInputRequired && t.State == StateCompleted {
+		p.Checkpoint = checkpointOf(t)
+	}
 	if c == ClassRelay || c == ClassRelayPending {
 		var m relayMeta
 		_ = json.Unmarshal(t.Metadata, &m)
@@ -351,24 +423,49 @@ type ToolCall struct {
 	CallID string
 	// Options are the answers the agent offers ("approve", "deny"), when it lists them.
 	Options []string
+	// LongRunning reports an ADK long-running function call (part metadata
+	// adk_is_long_running): the agent takes only a function response for CallID as the
+	// answer ([ADKFunctionResponse]).
+	LongRunning bool
 }
 
 // ToolCall returns the tool call the task asks about, and false when it names none. It reads,
-// in order: a data part of the question in Hector's tool_approval shape
+// in order: a graph interrupt's value ({"tool","arguments"}, trpc-agent-go); a data part of
+// the question in Hector's tool_approval shape
 // ({"interaction_type":"tool_approval","tool_name","tool_input","options"}), an ADK
 // adk_request_confirmation function call or its arguments alone (the originalFunctionCall's
-// name and args), a data part of the task's artifacts in any of these shapes or as a bare
-// function call ({"name","args"}, or Hector v2's {"name","arguments"}), and Hector v2's
-// metadata (long_running_tool_ids, tool_name).
+// name and args), Mastra's suspendPayload ({"toolName","args","toolCallId"}, the id also
+// from metadata.suspendedToolCallId), or an ADK long-running function call (a bare
+// {"id","name","args"} whose part metadata says adk_is_long_running); a data part of the
+// task's artifacts in any of these shapes or as a bare function call ({"name","args"}, or
+// Hector v2's {"name","arguments"}); and Hector v2's metadata (long_running_tool_ids,
+// tool_name).
 func (p *Pause) ToolCall() (*ToolCall, bool) {
 	if p == nil {
 		return nil, false
 	}
+	if c := p.Checkpoint; c != nil {
+		var v struct {
+			Tool      string          `json:"tool"`
+			Arguments json.RawMessage `json:"arguments"`
+		}
+		if json.Unmarshal(c.Value, &v) == nil && v.Tool != "" {
+			return &ToolCall{Name: v.Tool, Arguments: jsonArguments(v.Arguments), CallID: c.Key}, true
+		}
+	}
 	var meta struct {
-		IDs      []string `json:"long_running_tool_ids"`
-		ToolName string   `json:"tool_name"`
+		IDs       []string `json:"long_running_tool_ids"`
+		ToolName  string   `json:"tool_name"`
+		Suspended string   `json:"suspendedToolCallId"`
 	}
 	_ = json.Unmarshal(p.Metadata, &meta)
+	if p.Question != nil && meta.Suspended == "" {
+		var qm struct {
+			Suspended string `json:"suspendedToolCallId"`
+		}
+		_ = json.Unmarshal(p.Question.Metadata, &qm)
+		meta.Suspended = qm.Suspended
+	}
 	var parts []Part
 	if p.Question != nil {
 		parts = append(parts, p.Question.Parts...)
@@ -380,7 +477,10 @@ func (p *Pause) ToolCall() (*ToolCall, bool) {
 		}
 	}
 	for i, part := range parts {
-		if tc, ok := toolCallOf(part.Data, i >= fromQuestion); ok {
+		if tc, ok := toolCallOf(part, i >= fromQuestion); ok {
+			if tc.CallID == "" && meta.Suspended != "" {
+				tc.CallID = meta.Suspended
+			}
 			if tc.CallID == "" && len(meta.IDs) > 0 {
 				tc.CallID = meta.IDs[0]
 			}
@@ -393,9 +493,20 @@ func (p *Pause) ToolCall() (*ToolCall, bool) {
 	return nil, false
 }
 
+// longRunning reports part metadata that marks an ADK long-running function call.
+func longRunning(meta json.RawMessage) bool {
+	var m struct {
+		LongRunning json.RawMessage `json:"adk_is_long_running"`
+		Type        string          `json:"adk_type"`
+	}
+	return json.Unmarshal(meta, &m) == nil && truthy(m.LongRunning) && (m.Type == "" || m.Type == "function_call")
+}
+
 // toolCallOf reads one data part; bare function calls ({"name","args"}) count only in
-// artifacts, where agents put the call they hold.
-func toolCallOf(data json.RawMessage, artifact bool) (*ToolCall, bool) {
+// artifacts, where agents put the call they hold, and in the question when ADK marks them
+// long-running.
+func toolCallOf(part Part, artifact bool) (*ToolCall, bool) {
+	data := part.Data
 	if len(data) == 0 {
 		return nil, false
 	}
@@ -410,11 +521,22 @@ func toolCallOf(data json.RawMessage, artifact bool) (*ToolCall, bool) {
 		Args            json.RawMessage `json:"args"`
 		Arguments       json.RawMessage `json:"arguments"`
 		Original        *functionCall   `json:"originalFunctionCall"`
+		Suspend         *struct {
+			ToolName   string          `json:"toolName"`
+			Args       json.RawMessage `json:"args"`
+			ToolCallID string          `json:"toolCallId"`
+		} `json:"suspendPayload"`
 	}
 	if json.Unmarshal(data, &d) != nil {
 		return nil, false
 	}
 	switch {
+	case d.Suspend != nil && d.Suspend.ToolName != "":
+		// Mastra: {"suspendPayload":{"toolName","args","toolCallId"}}.
+		return &ToolCall{Name: d.Suspend.ToolName, Arguments: jsonArguments(d.Suspend.Args), CallID: d.Suspend.ToolCallID}, true
+	case !artifact && d.Name != "" && d.Name != adkConfirmation && d.ID != "" && longRunning(part.Metadata):
+		fc := functionCall{Name: d.Name, Args: d.Args, Arguments: d.Arguments}
+		return &ToolCall{Name: d.Name, Arguments: fc.arguments(), CallID: d.ID, LongRunning: true}, true
 	case d.InteractionType == "tool_approval" || (d.ToolName != "" && len(d.ToolInput) > 0):
 		return &ToolCall{Name: d.ToolName, Arguments: jsonArguments(d.ToolInput), CallID: firstOf(d.ToolCallID, d.ID), Options: d.Options}, true
 	case d.Name == adkConfirmation:

@@ -257,36 +257,48 @@ func (a *reasker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%d,"result":%s}`, in.ID, task)
 }
 
-// TestSameCallAskedAgain: an agent that asks about the tool call just decided, same name,
-// same arguments, under a new confirmation id, gets the same decision again without the
-// human being asked; a further repeat ends the run with a RepeatedCallError naming the call.
+// TestSameCallAskedAgain: an agent that asks about the tool call just answered, same name,
+// same arguments, under a new confirmation id, gets the question put to the human again —
+// never an answer made up for them — and the human sees that the previous answer was not
+// taken; once the call has been put to the human MaxAsksPerCall times (default 3), one more
+// ask ends the run with a RepeatedCallError naming the call.
 func TestSameCallAskedAgain(t *testing.T) {
 	for _, tt := range []struct {
 		repeats     int
+		max         int
 		wantErr     bool
 		wantAnswers []string
 	}{
-		{1, false, []string{"confirm-1", "confirm-2"}},
-		{5, true, []string{"confirm-1", "confirm-2"}},
+		{1, 0, false, []string{"confirm-1", "confirm-2"}},
+		{5, 0, true, []string{"confirm-1", "confirm-2", "confirm-3"}},
+		{5, 1, true, []string{"confirm-1"}},
 	} {
-		t.Run(fmt.Sprintf("repeats %d", tt.repeats), func(t *testing.T) {
+		t.Run(fmt.Sprintf("repeats %d max %d", tt.repeats, tt.max), func(t *testing.T) {
 			agent := &reasker{repeats: tt.repeats}
 			c := newClient(t, transport.WithHTTPClient(serveFunc(agent.ServeHTTP)))
 			p := start(t, c, a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, nil)
-			asked := 0
+			var prompts []string
 			r, err := c.Run(t.Context(), p, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
-				asked++
+				prompts = append(prompts, q.Prompt())
+				if len(prompts) > 1 && (q.NotTaken == nil || q.NotTaken.Action != "deny") {
+					t.Errorf("ask %d: NotTaken = %+v, want the deny not taken", len(prompts), q.NotTaken)
+				}
 				return a2a.ADKConfirmation(q, false)
-			}, nil)
+			}, &a2a.RunOptions{MaxAsksPerCall: tt.max})
 			var rc *a2a.RepeatedCallError
 			switch {
-			case tt.wantErr && (!errors.Is(err, a2a.ErrRepeatedToolCall) || !errors.As(err, &rc) || rc.Call.Name != "transfer" || rc.Action != "deny" || !strings.Contains(err.Error(), "transfer")):
+			case tt.wantErr && (!errors.Is(err, a2a.ErrRepeatedToolCall) || !errors.As(err, &rc) || rc.Call.Name != "transfer" || rc.Action != "deny" || rc.Asked != len(tt.wantAnswers) || !strings.Contains(err.Error(), "transfer")):
 				t.Errorf("Run = %v, %v; want a RepeatedCallError naming transfer", r, err)
 			case !tt.wantErr && (err != nil || r.Status != transport.StatusCompleted || r.Action != "deny"):
 				t.Errorf("Run = %v, %v", r, err)
 			}
-			if asked != 1 {
-				t.Errorf("the human was asked %d times", asked)
+			if len(prompts) != len(tt.wantAnswers) {
+				t.Errorf("the human was asked %d times, want %d", len(prompts), len(tt.wantAnswers))
+			}
+			for i, q := range prompts {
+				if taken := !strings.Contains(q, `previous answer ("deny") was not taken`); taken != (i == 0) {
+					t.Errorf("prompt %d = %q", i+1, q)
+				}
 			}
 			if diff := cmp.Diff(tt.wantAnswers, agent.answers); diff != "" {
 				t.Errorf("answers the agent read (-want +got):\n%s", diff)

@@ -52,6 +52,15 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		case ev.Message != nil && out.Task == nil:
 			out.Message = ev.Message
 			return false // a message answers the whole call (1.0 §3.1.2)
+		case ev.Message != nil && len(ev.Message.Parts) == 0:
+			// A message without parts says nothing to answer: progress (trpc-agent-go sends
+			// its graph's steps so). Its metadata may carry a graph interrupt, which the
+			// task keeps (see Checkpoint).
+			if pregelIn(ev.Message.Metadata) != nil {
+				c := *out.Task
+				c.Metadata = mergeObjects(c.Metadata, ev.Message.Metadata)
+				out.Task = &c
+			}
 		case ev.Message != nil:
 			// Older agents send the question as an agent's message event after the task:
 			// it is the task's status message, and a task still running is then waiting

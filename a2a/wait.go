@@ -269,6 +269,13 @@ var errStale = errors.New("the task still shows the question answered")
 type RunOptions struct {
 	// MaxTurns bounds the questions answered; 0 means 10.
 	MaxTurns int
+	// MaxAsksPerCall bounds how often one tool call (same name, same arguments) is put to the
+	// human in a row: an agent that asks again about the call it was just answered on (it
+	// did not understand the answer, or lost it on the way) gets the human's new answer, and
+	// the human sees that the previous one was not taken ([Pause.NotTaken]); once the call
+	// has been put to the human this many times, one more ask ends Run with a
+	// [*RepeatedCallError]. 0 means 3.
+	MaxAsksPerCall int
 	// Notify is told of each hold no Asker can answer — auth-required, a relay waiting for
 	// its administrator — once per hold, so the agent can tell its human. Nil: not told.
 	Notify func(ctx context.Context, p *Pause)
@@ -293,16 +300,24 @@ func (r runner) Wait(ctx context.Context, p *Pause) (*transport.Result, error) {
 	return r.c.Run(ctx, p, r.ask, r.o)
 }
 
-// runResult is [ResultOf] for a run in which a human answered (answered): an answer without
-// an action word is a human's decision all the same.
-func runResult(t *Task, last *Answer, relayed, answered bool) *transport.Result {
-	var action string
-	if last != nil {
+// runResult is [ResultOf] for a run in which a human gave answers, in order: an answer
+// without an action word is a human's decision all the same, every answer is kept in the
+// Result's Data ([AnswersOf]), and a no's text is its Reason unless the agent gave one.
+func runResult(t *Task, relayed bool, answers []Answer) *transport.Result {
+	var last *Answer
+	action := ""
+	if len(answers) > 0 {
+		last = &answers[len(answers)-1]
 		action = last.Action
 	}
 	r := ResultOf(t, action, relayed)
-	if r != nil && answered && r.Decision == "" {
-		r.Decision = transport.DecisionAnswer
+	if r != nil && len(answers) > 0 {
+		if r.Decision == "" {
+			r.Decision = transport.DecisionAnswer
+		}
+		if data, err := json.Marshal(resultData{Task: t, Answers: answers}); err == nil {
+			r.Data = data
+		}
 	}
 	if r != nil && r.Decision == transport.DecisionReject && r.Reason == "" && last != nil {
 		r.Reason = answerReason(last)
@@ -322,14 +337,43 @@ func answerReason(a *Answer) string {
 	return strings.Join(texts, "\n")
 }
 
+// resultData is the Data of a Result of Run: the task, and the answers given, in order.
+type resultData struct {
+	*Task
+	Answers []Answer `json:"answers,omitempty"`
+}
+
+// AnswersOf returns the answers a [Client.Run] delivered to the task whose Result r is, in
+// the order they were given (one per question; an answer the agent did not take is followed
+// by the one that replaced it). None for a Result of [ResultOf] or of a run in which no
+// human answered.
+func AnswersOf(r *transport.Result) ([]Answer, error) {
+	if r == nil {
+		return nil, transport.ErrNoData
+	}
+	var d struct {
+		Answers []Answer `json:"answers"`
+	}
+	if err := json.Unmarshal(r.Data, &d); err != nil {
+		return nil, fmt.Errorf("a2a: result holds no answers: %w", errors.Join(err, transport.ErrNoData))
+	}
+	return d.Answers, nil
+}
+
 // Run carries a paused task to its end: while the task asks for input it calls ask and
 // resumes the task with the answer; while it is working, held by a relay or waiting for
 // authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
 // Its Action is the human's last answer, whatever the agent then did with the task (and,
-// when that answer is a no, its Reason the answer's text unless the agent gave one); its
+// when that answer is a no, its Reason the answer's text unless the agent gave one), and its
+// Data the final task with every answer given, in order ([TaskOf], [AnswersOf]); its
 // Status is the task's final state: completed is StatusCompleted; a relay's "failed" (its
 // administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
 // StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.
+//
+// Every question goes to the human; Run never answers for them. An agent that asks again
+// about the tool call it was just answered on gets the question put to the human again,
+// with the answer it did not take in [Pause.NotTaken], up to RunOptions.MaxAsksPerCall
+// times for one call; then Run ends with a [*RepeatedCallError].
 //
 // An answer is delivered once: when a resume fails in a way that leaves its fate unknown
 // (the agent unreachable, a 5xx, a lost reply), Run asks the agent for the task and sends
@@ -379,16 +423,22 @@ func (c *Client) run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 	if p == nil {
 		return nil, ErrNotPaused
 	}
+	maxAsks := o.MaxAsksPerCall
+	if maxAsks <= 0 {
+		maxAsks = defaultMaxAsksPerCall
+	}
 	var (
-		last    *Answer // the human's last answer
 		relayed bool
 		turns   int
 		t       *Task
 		err     error
-		decided decided // the tool call the last answer decided
+		answers []Answer
+		decided = decided{max: maxAsks} // the tool call the last answer decided
 	)
-	if p.Class == ClassInputRequired {
-		// A pause may have been saved a while ago: ask only while the task still asks.
+	if p.Class == ClassInputRequired && p.Checkpoint == nil {
+		// A pause may have been saved a while ago: ask only while the task still asks. (A
+		// graph interrupt's task has completed, and trpc-agent-go forgets a streamed one:
+		// the resume goes to the checkpoint, which the agent checks.)
 		if p, err = c.current(ctx, p); err != nil {
 			return nil, err
 		}
@@ -409,7 +459,7 @@ func (c *Client) run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 			}
 			if a != nil {
 				turns++
-				last = a
+				answers = append(answers, *a)
 			}
 		case ClassWorking, ClassUnknown:
 			// A task being worked on (see Track): wait for what it does next.
@@ -428,36 +478,37 @@ func (c *Client) run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*
 		}
 		switch Classify(t) {
 		case ClassDone:
-			return runResult(t, last, relayed, turns > 0), nil
+			return runResult(t, relayed, answers), nil
 		case ClassWorking, ClassUnknown:
 			if t, err = c.wait(ctx, p.Endpoint, t.ID, inClass(ClassWorking), &o.Wait); err != nil {
 				return nil, err
 			}
 			if Classify(t) == ClassDone {
-				return runResult(t, last, relayed, turns > 0), nil
+				return runResult(t, relayed, answers), nil
 			}
 		}
 		p = Track(p.Endpoint, t)
 	}
 }
 
-// answerTurn puts p's question to the human through ask — or, when p asks about the tool
-// call d holds with the same arguments, re-sends that decision (see [decided]) — delivers the
-// answer and returns the task's next state with the answer given. The answer is nil when the
-// task moved on while the human took their time: it goes only to the question it answers.
+// answerTurn puts p's question to the human through ask (saying, when p asks again about
+// the call d holds, that the answer was not taken), delivers the answer and returns the
+// task's next state with the answer given. The answer is nil when the task moved on while
+// the human took their time: it goes only to the question it answers.
 func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided, o *RunOptions) (*Task, *Answer, error) {
 	if ask == nil {
 		return nil, nil, errors.New("a2a: Run: the task asks for input and no Asker was given")
 	}
 	began := time.Now()
-	a, again, err := d.repeat(p)
-	if err == nil && !again {
-		a, err = ask(ctx, p)
-	}
+	p, err := d.again(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !again && time.Since(began) >= c.interval {
+	a, err := ask(ctx, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	if time.Since(began) >= c.interval && p.Checkpoint == nil {
 		// The human took a while: the task may have moved on meanwhile (an agent that gives
 		// up on a question fails the task).
 		now, err := c.GetTask(ctx, p.Endpoint, p.TaskID)
@@ -472,7 +523,7 @@ func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided
 	if err != nil {
 		return nil, nil, err
 	}
-	d.record(p, a, again)
+	d.record(p, a)
 	if stillAsks(p, t) {
 		// A snapshot from before the agent read the answer: wait for the task to move on
 		// rather than ask the human again.
@@ -510,77 +561,49 @@ func (c *Client) current(ctx context.Context, p *Pause) (*Pause, error) {
 	return &Pause{Class: ClassDone, Endpoint: p.Endpoint, TaskID: now.ID, ContextID: now.ContextID, Task: now}, nil
 }
 
-// decided is the tool call a run's last answer decided, so that the same call asked again at
-// once (an agent that did not see the answer: part metadata dropped on the way, a new
-// confirmation id) is not put to the human again.
+// decided is the tool call a run's last answer decided, and how often in a row it was put to
+// the human, so that the same call asked again at once (an agent that did not understand the
+// answer, or did not see it: part metadata dropped on the way, a new confirmation id) is put
+// to the human again, saying so, within a bound.
 type decided struct {
 	call   *ToolCall
 	answer Answer
-	resent bool // the answer was re-sent once already
+	asked  int // how often in a row call was put to the human
+	max    int // RunOptions.MaxAsksPerCall
 }
 
-// record notes that a answered p; resent says it was a re-sent answer.
-func (d *decided) record(p *Pause, a Answer, resent bool) {
+// record notes that a answered p.
+func (d *decided) record(p *Pause, a Answer) {
 	tc, ok := p.ToolCall()
 	if !ok || tc.Name == "" || len(tc.Arguments) == 0 {
 		// Without a name and arguments two questions cannot be told to be the same call.
-		*d = decided{}
+		*d = decided{max: d.max}
 		return
 	}
-	*d = decided{call: tc, answer: a, resent: resent}
+	asked := 1
+	if d.same(tc) {
+		asked = d.asked + 1
+	}
+	*d = decided{call: tc, answer: a, asked: asked, max: d.max}
 }
 
-// repeat returns the answer to p when p asks about the call just decided with the same
-// arguments: the same decision, re-addressed to p's call id, once; a further repeat is a
-// *RepeatedCallError. again is false when p asks something else.
-func (d *decided) repeat(p *Pause) (a Answer, again bool, err error) {
-	if d.call == nil {
-		return Answer{}, false, nil
-	}
+func (d *decided) same(tc *ToolCall) bool {
+	return d.call != nil && tc.Name == d.call.Name && sameJSON(tc.Arguments, d.call.Arguments)
+}
+
+// again returns p as the human should see it: when p asks about the call just answered, a
+// copy holding the answer not taken, or a *RepeatedCallError once the call has been put to
+// the human d.max times.
+func (d *decided) again(p *Pause) (*Pause, error) {
 	tc, ok := p.ToolCall()
-	if !ok || tc.Name != d.call.Name || !sameJSON(tc.Arguments, d.call.Arguments) {
-		*d = decided{}
-		return Answer{}, false, nil
+	if !ok || !d.same(tc) {
+		return p, nil
 	}
-	if d.resent {
-		return Answer{}, false, &RepeatedCallError{TaskID: p.TaskID, Call: *tc, Action: d.answer.Action}
+	if d.asked >= d.max {
+		return nil, &RepeatedCallError{TaskID: p.TaskID, Call: *tc, Action: d.answer.Action, Asked: d.asked}
 	}
-	return readdressed(d.answer, d.call.CallID, tc.CallID), true, nil
-}
-
-// readdressed returns a with every string value equal to from in its data parts replaced by
-// to: an answer to one confirmation id made the answer to another.
-func readdressed(a Answer, from, to string) Answer {
-	if from == "" || from == to {
-		return a
-	}
-	out := Answer{Action: a.Action, Parts: make([]Part, len(a.Parts))}
-	for i, p := range a.Parts {
-		var v any
-		if len(p.Data) > 0 && unmarshalNumbers(p.Data, &v) == nil {
-			if b, err := json.Marshal(replaceString(v, from, to)); err == nil {
-				p.Data = b
-			}
-		}
-		out.Parts[i] = p
-	}
-	return out
-}
-
-func replaceString(v any, from, to string) any {
-	switch v := v.(type) {
-	case string:
-		if v == from {
-			return to
-		}
-	case map[string]any:
-		for k, m := range v {
-			v[k] = replaceString(m, from, to)
-		}
-	case []any:
-		for i := range v {
-			v[i] = replaceString(v[i], from, to)
-		}
-	}
-	return v
+	c := *p
+	not := d.answer
+	c.NotTaken = &not
+	return &c, nil
 }

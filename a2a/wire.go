@@ -74,9 +74,10 @@ func (m *Message) Text() string {
 
 // Artifact is an output of a task.
 type Artifact struct {
-	ArtifactID string `json:"artifact_id,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Parts      []Part `json:"parts,omitempty"`
+	ArtifactID string          `json:"artifact_id,omitempty"`
+	Name       string          `json:"name,omitempty"`
+	Parts      []Part          `json:"parts,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
 }
 
 // Task is a task as the agent reported it, normalised. State is canonical; RawState is the
@@ -444,9 +445,10 @@ type wireStatus struct {
 }
 
 type wireArtifact struct {
-	ArtifactID string     `json:"artifactId"`
-	Name       string     `json:"name"`
-	Parts      []wirePart `json:"parts"`
+	ArtifactID string          `json:"artifactId"`
+	Name       string          `json:"name"`
+	Parts      []wirePart      `json:"parts"`
+	Metadata   json.RawMessage `json:"metadata"`
 }
 
 type wireTask struct {
@@ -564,6 +566,14 @@ func jsonKind(raw json.RawMessage) byte {
 	return 0
 }
 
+// nonNull returns raw, or nil for JSON null.
+func nonNull(raw json.RawMessage) json.RawMessage {
+	if string(bytes.TrimSpace(raw)) == "null" {
+		return nil
+	}
+	return raw
+}
+
 func firstOf(a, b string) string {
 	if a != "" {
 		return a
@@ -587,7 +597,7 @@ func taskEvent(raw json.RawMessage) (*Event, error) {
 		t.Timestamp = w.Status.Timestamp
 	}
 	for _, a := range w.Artifacts {
-		t.Artifacts = append(t.Artifacts, Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Parts: d.parts(a.Parts, d.content)})
+		t.Artifacts = append(t.Artifacts, Artifact{ArtifactID: a.ArtifactID, Name: a.Name, Parts: d.parts(a.Parts, d.content), Metadata: nonNull(a.Metadata)})
 	}
 	return &Event{Task: t, ProtoJSON: d.proto, Content: d.content}, nil
 }
@@ -626,7 +636,7 @@ func artifactEvent(raw json.RawMessage) (*Event, error) {
 	}
 	var d dialect
 	a := &ArtifactUpdate{TaskID: w.TaskID, ContextID: w.ContextID, Append: w.Append, LastChunk: w.LastChunk,
-		Artifact: Artifact{ArtifactID: w.Artifact.ArtifactID, Name: w.Artifact.Name, Parts: d.parts(w.Artifact.Parts, false)}}
+		Artifact: Artifact{ArtifactID: w.Artifact.ArtifactID, Name: w.Artifact.Name, Parts: d.parts(w.Artifact.Parts, false), Metadata: nonNull(w.Artifact.Metadata)}}
 	return &Event{Artifact: a, ProtoJSON: d.proto, Content: d.content}, nil
 }
 

@@ -22,6 +22,7 @@ package a2atest
 import (
 	"context"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +66,19 @@ const (
 	// its function response {"confirmed": bool}, a data part whose metadata says adk_type
 	// "function_response" (without it ADK's server reads plain data: a deny here).
 	StyleADK
+	// StyleMastra: as @mastra/core 1.71 asks for a suspended tool's approval: the text
+	// "Additional input is required to continue this task." and a data part holding
+	// {"suspendPayload":{"toolName","args","toolCallId"}}, with the call id again in the
+	// task's metadata.suspendedToolCallId; the answer is read as StyleHectorV1 reads it.
+	StyleMastra
+	// StyleADKLongRunning: as ADK Go v2.2.0's launcher asks through a long-running tool: the
+	// status message holds a bare function call {"id","name":"ask_human","args":{"question"}}
+	// with part metadata adk_type "function_call" and adk_is_long_running true, and the
+	// tool's pending response; the answer must be a function response for that call id
+	// (part metadata adk_type "function_response"). Its response's "answer" string is the
+	// answer the agent reads ({"approved": bool} reads as approve or deny); anything else
+	// leaves the call asked again.
+	StyleADKLongRunning
 )
 
 // Request is one request a fake received, for assertions.
@@ -114,6 +128,7 @@ type agentConfig struct {
 	questions   int
 	style       Style
 	authFirst   bool
+	strict      bool
 	pushHandler http.Handler
 }
 
@@ -149,13 +164,27 @@ const (
 	// task queries send "metadata": null on every part of the status message, its reply to a
 	// resume no metadata at all, and its status messages carry no message id.
 	ProfileLegacyHector
+	// ProfileTRPC behaves as trpc-agent-go v1.11.2's A2A server over a graph agent whose
+	// node calls graph.Interrupt: the task is reported "completed" with the interrupt
+	// pending in its artifact's metadata.state_delta._pregel_metadata (base64 of
+	// {"interruptKey":"approve","interruptValue":{"question","tool","arguments"},
+	// "lineageId","checkpointId","checkpointNs"}); a stream sends graph progress as agent
+	// message events with "parts": null and a taskId, the interrupt in such a message's
+	// metadata, then the completed status, and the agent forgets a streamed task when its
+	// stream ends (task queries answer -32001). The graph resumes from a new message in the
+	// same context, without a task id, whose metadata carries lineage_id, checkpoint_id,
+	// checkpoint_ns and resume_map {"approve": bool}: a new task that asks the next
+	// question the same way, or completes. [TaskState] of the last task lists every answer
+	// of its context. Its tasks never enter input-required, so it is not among [Profiles].
+	ProfileTRPC
 )
 
 // LegacyInputTimeout is how long a ProfileLegacyHector task waits for an answer before it
 // fails.
 const LegacyInputTimeout = 10 * time.Minute
 
-// Profiles lists every profile, for tests that run against each.
+// Profiles lists every profile whose tasks pause in input-required, for tests that run
+// against each (ProfileTRPC, which pauses in a completed task, has tests of its own).
 func Profiles() []Profile { return []Profile{ProfileSpec, ProfileA2AGoV03, ProfileLegacyHector} }
 
 func (p Profile) String() string {
@@ -164,6 +193,8 @@ func (p Profile) String() string {
 		return "a2a-go-v0.3"
 	case ProfileLegacyHector:
 		return "legacy-hector"
+	case ProfileTRPC:
+		return "trpc"
 	}
 	return "spec"
 }
@@ -182,8 +213,16 @@ type spelling struct {
 
 func (a *Agent) spell(b a2a.Binding) spelling { return spelling{b: b, profile: a.cfg.profile} }
 
-// WithQuestions makes each task ask n questions before it completes (default 1).
-func WithQuestions(n int) AgentOption { return func(c *agentConfig) { c.questions = n } }
+// WithQuestions makes each task ask n questions before it completes (default 1); 0 makes
+// it complete at once, answering with text.
+func WithQuestions(n int) AgentOption { return func(c *agentConfig) { c.questions = max(n, 0) } }
+
+// WithStrictAnswers makes the agent ask again about the same tool call, under a new message
+// id and with a text saying what it did not understand, when an answer is neither approve
+// nor deny (a data part's decision, or the text "approve", "yes", "deny", "no"), as a
+// tool-approval agent does that reads only those words: the answer is not taken. Styles
+// StyleHectorV1 and StyleMastra.
+func WithStrictAnswers() AgentOption { return func(c *agentConfig) { c.strict = true } }
 
 // WithStyle sets how questions are worded and answers read (default StyleHectorV1).
 func WithStyle(s Style) AgentOption { return func(c *agentConfig) { c.style = s } }
@@ -213,6 +252,11 @@ type task struct {
 	push          *pushConfig
 	updated       time.Time
 	version       int
+	artifactMeta  map[string]any // metadata of the task's artifact (ProfileTRPC's interrupt)
+	checkpoint    string         // ProfileTRPC: the checkpoint id of the interrupt pending
+	retold        int            // how often the current question was asked again (WithStrictAnswers)
+	forgotten     bool           // ProfileTRPC: a streamed task, forgotten when its stream ended
+	streamed      bool           // ProfileTRPC: the task came from a stream
 }
 
 func newAgent(opts []AgentOption) *Agent {
@@ -450,11 +494,31 @@ func (a *Agent) ask(t *task) {
 		})
 	}
 	tool := map[string]any{"path": fmt.Sprintf("/tmp/report-%d.txt", t.asked)}
+	if a.cfg.profile == ProfileTRPC {
+		a.interrupt(t, tool)
+		return
+	}
 	switch a.cfg.style {
 	case StyleHectorV2:
 		callID := fmt.Sprintf("call-%s-%d", t.id, t.asked)
 		t.question = []a2a.Part{a2a.TextPart("Approve delete_file?")}
 		t.metadata = map[string]any{"input_required": true, "long_running_tool_ids": []string{callID}, "input_prompt": "Approve delete_file?"}
+	case StyleMastra:
+		callID := fmt.Sprintf("call-%s-%d", t.id, t.asked)
+		t.question = []a2a.Part{
+			a2a.TextPart("Additional input is required to continue this task."),
+			a2a.DataPart(map[string]any{"runId": t.id, "status": "suspended",
+				"suspendPayload": map[string]any{"toolName": "delete_file", "args": tool, "toolCallId": callID}}),
+		}
+		t.metadata = map[string]any{"suspendedToolCallId": callID}
+	case StyleADKLongRunning:
+		id := fmt.Sprintf("lr-%s-%d", t.id, t.asked)
+		t.question = []a2a.Part{
+			{Data: mustJSON(map[string]any{"id": id, "name": "ask_human", "args": map[string]any{"question": fmt.Sprintf("What should f-%d.txt be renamed to?", t.asked)}}),
+				Metadata: mustJSON(map[string]any{"adk_type": "function_call", "adk_is_long_running": true})},
+			{Data: mustJSON(map[string]any{"id": id, "name": "ask_human", "response": map[string]any{"status": "pending"}}),
+				Metadata: mustJSON(map[string]any{"adk_type": "function_response"})},
+		}
 	case StyleADK:
 		t.question = []a2a.Part{{
 			Data: mustJSON(map[string]any{"id": fmt.Sprintf("adk-%s-%d", t.id, t.asked), "name": "adk_request_confirmation",
@@ -473,8 +537,67 @@ func (a *Agent) ask(t *task) {
 	}
 }
 
-// decide reads the decision in an answer's parts, as the style's agent does.
-func (a *Agent) decide(t *task, parts []a2a.Part) string {
+// decide reads the decision in an answer's parts, as the style's agent does; ok is false
+// when the agent does not take the answer (WithStrictAnswers, StyleADKLongRunning).
+func (a *Agent) decide(t *task, parts []a2a.Part) (d string, ok bool) {
+	if a.cfg.style == StyleADKLongRunning {
+		return longRunningAnswer(t, parts)
+	}
+	d = a.decision(t, parts)
+	if a.cfg.strict && d == "deny" && !saysDeny(parts) {
+		return "", false
+	}
+	return d, true
+}
+
+// longRunningAnswer reads the function response to the long-running call asked last.
+func longRunningAnswer(t *task, parts []a2a.Part) (string, bool) {
+	for _, p := range parts {
+		var r struct {
+			ID       string `json:"id"`
+			Name     string `json:"name"`
+			Response struct {
+				Answer   *string `json:"answer"`
+				Approved *bool   `json:"approved"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(p.Data, &r) != nil || r.ID != fmt.Sprintf("lr-%s-%d", t.id, t.asked) || r.Name != "ask_human" || adkType(p.Metadata) != "function_response" {
+			continue
+		}
+		switch {
+		case r.Response.Answer != nil:
+			return *r.Response.Answer, true
+		case r.Response.Approved != nil && *r.Response.Approved:
+			return "approve", true
+		case r.Response.Approved != nil:
+			return "deny", true
+		}
+	}
+	return "", false
+}
+
+// saysDeny reports an answer that says no in words the strict agent knows.
+func saysDeny(parts []a2a.Part) bool {
+	for _, p := range parts {
+		var d struct {
+			Decision string `json:"decision"`
+			Data     struct {
+				Decision string `json:"decision"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(p.Data, &d) == nil && (strings.EqualFold(d.Decision, "deny") || strings.EqualFold(d.Data.Decision, "deny")) {
+			return true
+		}
+		switch strings.ToLower(strings.TrimSpace(p.Text)) {
+		case "deny", "no", "n", "reject":
+			return true
+		}
+	}
+	return false
+}
+
+// decision reads the decision in an answer's parts, as Hector and ADK do.
+func (a *Agent) decision(t *task, parts []a2a.Part) string {
 	for _, p := range parts {
 		var d struct {
 			Decision string `json:"decision"`
@@ -538,9 +661,14 @@ func (a *Agent) answer(t *task, parts []a2a.Part) {
 		t.timeout.Stop()
 		t.timeout = nil
 	}
-	d := a.decide(t, parts)
+	d, ok := a.decide(t, parts)
+	if !ok {
+		a.askAgain(t, parts)
+		return
+	}
 	t.answers = append(t.answers, d)
 	t.metadata = nil
+	t.retold = 0
 	switch {
 	case d == "deny":
 		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Tool call denied; nothing was deleted.")}
@@ -557,6 +685,21 @@ func (a *Agent) answer(t *task, parts []a2a.Part) {
 	}
 }
 
+// askAgain asks the current question again, the answer not taken: the same tool call
+// under a new message id, saying what was not understood. Called with a.mu held.
+func (a *Agent) askAgain(t *task, parts []a2a.Part) {
+	t.retold++
+	heard := (&a2a.Message{Parts: parts}).Text()
+	switch a.cfg.style {
+	case StyleADKLongRunning:
+		// ADK asks the call again under the same id: the tool is still pending.
+	default:
+		q := append([]a2a.Part(nil), t.question...)
+		q[0] = a2a.TextPart(fmt.Sprintf("I did not understand %q (try %d). Tool approval required: delete_file. Reply approve or deny.", heard, t.retold+1))
+		t.question = q
+	}
+}
+
 func (a *Agent) newTask(contextID string) *task {
 	a.seq++
 	t := &task{id: fmt.Sprintf("task-%d", a.seq), contextID: contextID}
@@ -564,9 +707,12 @@ func (a *Agent) newTask(contextID string) *task {
 		t.contextID = fmt.Sprintf("ctx-%d", a.seq)
 	}
 	a.tasks[t.id] = t
-	if a.cfg.authFirst {
+	switch {
+	case a.cfg.authFirst:
 		t.state, t.question = a2a.StateAuthRequired, []a2a.Part{a2a.TextPart("Sign in to the file service to continue.")}
-	} else {
+	case a.cfg.questions == 0:
+		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Nothing to approve; done.")}
+	default:
 		a.ask(t)
 	}
 	return t
@@ -578,4 +724,60 @@ func mustJSON(v any) json.RawMessage {
 		panic(err)
 	}
 	return b
+}
+
+// interrupt completes t with a graph interrupt pending, as trpc-agent-go does. Called with
+// a.mu held.
+func (a *Agent) interrupt(t *task, tool map[string]any) {
+	t.checkpoint = fmt.Sprintf("ckpt-%s-%d", t.id, t.asked)
+	pregel := mustJSON(map[string]any{
+		"interruptKey":   "approve",
+		"interruptValue": map[string]any{"question": fmt.Sprintf("Delete %s?", tool["path"]), "tool": "delete_file", "arguments": tool},
+		"lineageId":      "lineage-" + t.contextID, "checkpointId": t.checkpoint, "checkpointNs": "",
+	})
+	t.state, t.question = a2a.StateCompleted, nil
+	t.artifacts = []a2a.Part{a2a.TextPart("Waiting for approval.")}
+	t.artifactMeta = map[string]any{"state_delta": map[string]any{"_pregel_metadata": base64.StdEncoding.EncodeToString(pregel)}}
+}
+
+// resumeGraph is ProfileTRPC's answer to a message that names a checkpoint in its metadata:
+// a new task in the same context that goes on from the interrupt. ok is false when the
+// message names no pending checkpoint. Called with a.mu held.
+func (a *Agent) resumeGraph(contextID string, meta json.RawMessage) (*task, bool) {
+	var m struct {
+		LineageID    string          `json:"lineage_id"`
+		CheckpointID string          `json:"checkpoint_id"`
+		CheckpointNS *string         `json:"checkpoint_ns"`
+		ResumeMap    map[string]bool `json:"resume_map"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.CheckpointID == "" || m.CheckpointNS == nil || m.LineageID != "lineage-"+contextID {
+		return nil, false
+	}
+	var from *task
+	for _, t := range a.tasks {
+		if t.checkpoint == m.CheckpointID && t.contextID == contextID {
+			from = t
+		}
+	}
+	approve, answered := m.ResumeMap["approve"]
+	if from == nil || !answered {
+		return nil, false
+	}
+	from.checkpoint = ""
+	a.seq++
+	t := &task{id: fmt.Sprintf("task-%d", a.seq), contextID: contextID, asked: from.asked, answers: append([]string(nil), from.answers...)}
+	a.tasks[t.id] = t
+	d := map[bool]string{true: "approve", false: "deny"}[approve]
+	t.answers = append(t.answers, d)
+	switch {
+	case !approve:
+		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Tool call denied; nothing was deleted.")}
+		t.artifacts = []a2a.Part{a2a.TextPart("denied")}
+	case t.asked < a.cfg.questions:
+		a.ask(t)
+	default:
+		t.state, t.question = a2a.StateCompleted, []a2a.Part{a2a.TextPart("Done.")}
+		t.artifacts = []a2a.Part{a2a.DataPart(map[string]any{"deleted": t.asked})}
+	}
+	return t, true
 }

@@ -263,6 +263,7 @@ func (a *Agent) serveRPC(w http.ResponseWriter, r *http.Request, b a2a.Binding, 
 			return
 		}
 		sp.streamTurn(w, in.ID, t)
+		a.forget(t)
 	case m == pick(v10, "GetTask", "tasks/get"):
 		id := params.ID
 		if a.cfg.profile == ProfileLegacyHector {
@@ -333,6 +334,7 @@ func (a *Agent) serveREST(w http.ResponseWriter, r *http.Request, b a2a.Binding,
 			return
 		}
 		sp.streamTurn(w, nil, t)
+		a.forget(t)
 	case strings.HasPrefix(path, "/tasks/") && strings.HasSuffix(path, ":cancel") && r.Method == http.MethodPost:
 		id := strings.TrimSuffix(strings.TrimPrefix(path, "/tasks/"), ":cancel")
 		a.record(b, "tasks:cancel", id, r, body)
@@ -390,6 +392,13 @@ func (a *Agent) send(b a2a.Binding, params []byte) (*task, *failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var t *task
+	if m.TaskID == "" && a.cfg.profile == ProfileTRPC && m.ContextID != "" {
+		if t, ok := a.resumeGraph(m.ContextID, m.Metadata); ok {
+			a.touch(t)
+			c := *t
+			return &c, nil
+		}
+	}
 	if m.TaskID == "" {
 		t = a.newTask(m.ContextID)
 		t.push = pushOf(b, in)
@@ -456,11 +465,24 @@ func (a *Agent) get(id string) (*task, *failure) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	t, ok := a.tasks[id]
-	if !ok {
+	if !ok || t.forgotten {
 		return nil, errNotFound
 	}
 	c := *t
 	return &c, nil
+}
+
+// forget marks a streamed task forgotten, as trpc-agent-go forgets a task when its stream
+// ends.
+func (a *Agent) forget(t *task) {
+	if t == nil || a.cfg.profile != ProfileTRPC {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cur, ok := a.tasks[t.id]; ok {
+		cur.forgotten = true
+	}
 }
 
 // subscribe streams a task that is still running: its snapshot, then one event per change,
@@ -536,6 +558,17 @@ func (sp spelling) streamTurn(w http.ResponseWriter, id json.RawMessage, t *task
 	if sp.profile == ProfileA2AGoV03 {
 		events = events[1:] // no task snapshot: the first event is a status update
 	}
+	if sp.profile == ProfileTRPC {
+		// Graph progress as agent messages without parts, the interrupt in one's metadata,
+		// then the completed status without it.
+		progress := []any{sp.progress(t, nil), sp.progress(t, nil)}
+		if t.artifactMeta != nil {
+			progress = append(progress, sp.progress(t, t.artifactMeta))
+		}
+		final := *t
+		final.artifactMeta = nil
+		events = append(append(events[:2:2], progress...), sp.statusUpdate(&final, true))
+	}
 	for i, ev := range events {
 		var data any = ev
 		if b == a2a.JSONRPC03 || b == a2a.JSONRPC10 {
@@ -544,6 +577,27 @@ func (sp spelling) streamTurn(w http.ResponseWriter, id json.RawMessage, t *task
 		line, _ := json.Marshal(data)
 		_, _ = fmt.Fprintf(w, "id: %d\nevent: message\ndata: %s\n\n: keep-alive\n\n", i, line)
 	}
+}
+
+// progress spells trpc-agent-go's progress event: an agent message with "parts": null and
+// the task's id, carrying meta when given.
+func (sp spelling) progress(t *task, meta map[string]any) any {
+	m := map[string]any{"messageId": fmt.Sprintf("%s-p%d", t.id, len(meta)), "taskId": t.id, "contextId": t.contextID}
+	switch sp.b {
+	case a2a.JSONRPC03:
+		m["kind"], m["role"], m["parts"] = "message", "agent", nil
+	case a2a.REST03:
+		m["role"], m["content"] = "ROLE_AGENT", nil
+	default:
+		m["role"], m["parts"] = "ROLE_AGENT", nil
+	}
+	if meta != nil {
+		m["metadata"] = meta
+	}
+	if sp.b == a2a.JSONRPC03 {
+		return m
+	}
+	return map[string]any{"message": m}
 }
 
 // statusUpdate spells a status-update event for t.
@@ -585,7 +639,11 @@ func (sp spelling) render(t *task) any {
 		out["kind"] = "task"
 	}
 	if len(t.artifacts) > 0 {
-		out["artifacts"] = []any{map[string]any{"artifactId": "result", "parts": sp.renderParts(t.artifacts)}}
+		art := map[string]any{"artifactId": "result", "parts": sp.renderParts(t.artifacts)}
+		if t.artifactMeta != nil {
+			art["metadata"] = t.artifactMeta
+		}
+		out["artifacts"] = []any{art}
 	}
 	if t.metadata != nil {
 		out["metadata"] = t.metadata
@@ -596,6 +654,9 @@ func (sp spelling) render(t *task) any {
 func (sp spelling) renderMessage(t *task, parts []a2a.Part) map[string]any {
 	b := sp.b
 	m := map[string]any{"messageId": fmt.Sprintf("%s-q%d", t.id, t.asked), "taskId": t.id, "contextId": t.contextID}
+	if t.retold > 0 {
+		m["messageId"] = fmt.Sprintf("%s-q%d-again%d", t.id, t.asked, t.retold)
+	}
 	if sp.profile == ProfileLegacyHector {
 		delete(m, "messageId")
 	}
