@@ -17,6 +17,23 @@
 // GET /tasks/{id}), by streaming (falling back to polling when the server will not stream a
 // paused task), or woken by a [PushReceiver]. Every outcome is a [transport.Result].
 //
+// # Answers
+//
+// An [Asker] returns the human's [Answer]. [Approve], [Reject] and [Text] build one for any
+// pause, spelled the way its agent reads an answer: a yes or a no, or free text. Use them
+// first. The vendor-specific builders they choose from are there for callers who need one
+// spelling: [HectorDecision] and [HectorToolApproval] (Hector v1 and v2),
+// [ADKConfirmation] (an ADK tool confirmation), [ADKFunctionResponse] (an ADK long-running
+// call) and [TRPCResume] (a trpc-agent-go graph interrupt, which the agent reports as a
+// completed task carrying a [Checkpoint]). [Pause.ToolCall] names the call a pause is about,
+// in Hector's, ADK's, Mastra's and trpc-agent-go's shapes.
+//
+// [Client.Run] puts every question to the human and never answers for them. When an agent
+// asks again about the tool call it was just answered on, the human is asked again and
+// [Pause.NotTaken] (and the prompt) says the previous answer was not taken; after
+// RunOptions.MaxAsksPerCall asks (default 3) Run ends with a [*RepeatedCallError]. The
+// Result's Data holds the final task ([TaskOf]) and every answer, in order ([AnswersOf]).
+//
 // Every call takes a context first and returns promptly when it ends. Nothing is logged
 // unless a logger is given, and never a credential.
 //

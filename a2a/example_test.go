@@ -54,7 +54,7 @@ func ExampleClient_Run() {
 	}
 	ask := func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
 		fmt.Println("asked:", string(p.Question.Parts[1].Data))
-		return a2a.HectorDecision(true), nil
+		return a2a.Approve(p), nil
 	}
 	r, err := c.Run(ctx, a2a.NewPause(ep, ev.Task), ask, nil)
 	if err != nil {
@@ -86,7 +86,7 @@ func ExampleClient_Runner() {
 		fmt.Println(err)
 		return
 	}
-	approve := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.HectorDecision(true), nil }
+	approve := func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) { return a2a.Approve(p), nil }
 	var w transport.Waiter[*a2a.Pause] = c.Runner(approve, nil)
 	r, err := w.Wait(ctx, a2a.NewPause(ep, ev.Task))
 	if err != nil {
@@ -160,4 +160,29 @@ func Example_mismatch() {
 	// Output:
 	// true
 	// answer for another id: task "task-2", not "task-1"
+}
+
+// Approve, Reject and Text answer any pause the way its agent reads an answer: here an ADK
+// long-running ask_human call, which takes only a function response for its call id, and a
+// graph interrupt of trpc-agent-go, which resumes from message metadata.
+func ExampleText() {
+	adk, _ := a2a.Decode([]byte(`{"id":"t1","contextId":"c1","status":{"state":"input-required","message":{"role":"agent","parts":[
+		{"kind":"data","data":{"id":"call-7","name":"ask_human","args":{"question":"What should f.txt be renamed to?"}},
+		 "metadata":{"adk_type":"function_call","adk_is_long_running":true}}]}}}`))
+	p := a2a.NewPause(a2a.Endpoint{}, adk.Task)
+	fmt.Println(p.Prompt())
+	a := a2a.Text(p, "g.txt")
+	fmt.Println(string(a.Parts[0].Data), string(a.Parts[0].Metadata))
+
+	trpc, _ := a2a.Decode([]byte(`{"id":"t2","contextId":"c2","status":{"state":"completed"},"artifacts":[{"parts":[],
+		"metadata":{"state_delta":{"_pregel_metadata":"eyJpbnRlcnJ1cHRLZXkiOiJhcHByb3ZlIiwiaW50ZXJydXB0VmFsdWUiOnsicXVlc3Rpb24iOiJEZWxldGUgZi50eHQ/IiwidG9vbCI6ImRlbGV0ZV9maWxlIn0sImxpbmVhZ2VJZCI6ImwxIiwiY2hlY2twb2ludElkIjoiY2sxIiwiY2hlY2twb2ludE5zIjoiIn0="}}}]}`))
+	p = a2a.NewPause(a2a.Endpoint{}, trpc.Task)
+	fmt.Println(p.Class, p.Prompt())
+	a = a2a.Reject(p)
+	fmt.Println(a.Action, string(a.Metadata))
+	// Output:
+	// What should f.txt be renamed to?
+	// {"id":"call-7","name":"ask_human","response":{"answer":"g.txt"}} {"adk_type":"function_response"}
+	// input-required Delete f.txt?
+	// deny {"checkpoint_id":"ck1","checkpoint_ns":"","lineage_id":"l1","resume_map":{"approve":false}}
 }
