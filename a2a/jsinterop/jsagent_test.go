@@ -449,8 +449,8 @@ func TestFailedTask(t *testing.T) {
 // TestADKConfirmation: an ADK-style confirmation (a data part alone) has a prompt and names
 // its tool call; answered with ADKConfirmation it completes where the SDK keeps part
 // metadata. The SDK's REST 0.3 layer drops it, so the agent never sees the answer and asks
-// about the same call again under a new id: the human is asked once, the decision re-sent
-// once, and the run ends with a RepeatedCallError naming the call.
+// about the same call again under a new id: the human is asked again, told the answer was
+// not taken, three times in all, and the run ends with a RepeatedCallError naming the call.
 func TestADKConfirmation(t *testing.T) {
 	p := need(t)
 	for _, b := range bindings {
@@ -464,20 +464,52 @@ func TestADKConfirmation(t *testing.T) {
 			asked := 0
 			r, err := c.Run(ctx(t), pause, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
 				asked++
+				if (asked > 1) != (q.NotTaken != nil) {
+					t.Errorf("ask %d: NotTaken %+v", asked, q.NotTaken)
+				}
 				return a2a.ADKConfirmation(q, true)
 			}, nil)
-			if asked != 1 {
-				t.Errorf("the human was asked %d times", asked)
-			}
 			var rc *a2a.RepeatedCallError
 			if b == a2a.REST03 {
-				if !errors.As(err, &rc) || rc.Call.Name != "delete_file" || rc.Action != "approve" {
-					t.Fatalf("Run = %v, %v; want a RepeatedCallError", r, err)
+				if !errors.As(err, &rc) || rc.Call.Name != "delete_file" || rc.Action != "approve" || asked != 3 {
+					t.Fatalf("Run = %v, %v after %d asks; want a RepeatedCallError after 3", r, err, asked)
 				}
 				return
 			}
+			if err != nil || !r.Approved() || asked != 1 {
+				t.Fatalf("Run = %v, %v after %d asks", r, err, asked)
+			}
+		})
+	}
+}
+
+// TestAgentDidNotUnderstand: a tool-approval agent on the SDK that does not understand
+// "maybe" asks about the same call again; the human is asked again (never answered for),
+// sees that "maybe" was not taken beside the agent's new text, and the task completes after
+// the second answer, with both answers in the Result in order.
+func TestAgentDidNotUnderstand(t *testing.T) {
+	p := need(t)
+	for _, b := range bindings {
+		t.Run(string(b), func(t *testing.T) {
+			c := newClient(t)
+			pause := send(t, c, p.endpoint(b), "clean up strict", nil)
+			var prompts []string
+			r, err := c.Run(ctx(t), pause, func(_ context.Context, q *a2a.Pause) (a2a.Answer, error) {
+				prompts = append(prompts, q.Prompt())
+				if len(prompts) == 1 {
+					return a2a.Text(q, "maybe"), nil
+				}
+				return a2a.Approve(q), nil
+			}, nil)
 			if err != nil || !r.Approved() {
 				t.Fatalf("Run = %v, %v", r, err)
+			}
+			if len(prompts) != 2 || !strings.HasPrefix(prompts[1], `Your previous answer ("maybe") was not taken`) || !strings.Contains(prompts[1], `I did not understand "maybe"`) {
+				t.Errorf("prompts %q", prompts)
+			}
+			answers, err := a2a.AnswersOf(r)
+			if err != nil || len(answers) != 2 || answers[0].Parts[0].Text != "maybe" || answers[1].Action != "approve" {
+				t.Errorf("AnswersOf = %+v, %v", answers, err)
 			}
 		})
 	}

@@ -7,7 +7,9 @@
 // variant: "auth" asks for authorisation first, "slow" works until released, "twice" asks two
 // questions, "crash" fails (the executor throws), "adk" asks as an ADK agent does (a
 // confirmation function call in a data part, answered by a function response that the part's
-// metadata marks; an answer it cannot read makes it ask again under a new id). Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
+// metadata marks; an answer it cannot read makes it ask again under a new id), "strict"
+// takes only approve or deny (a data part's decision, or those words) and asks about the
+// same call again, saying what it did not understand, on anything else. Test controls live under /admin: authorize/:id, release/:id, cut-next (the next
 // event stream is cut after its first event), requests (what was asked, in order), streams
 // (how many event streams are open).
 import http from 'node:http';
@@ -90,13 +92,27 @@ function decision(message) {
 const asked = new Map(); // task → questions asked
 const variants = new Map(); // task → the first message's words
 
-function ask(ctx, bus) {
-  const n = (asked.get(ctx.taskId) ?? 0) + 1;
+// understood reads a strict answer: "approve" or "deny" in a data part's decision or as the
+// whole text; undefined for anything else.
+function understood(message) {
+  for (const p of message?.parts ?? []) {
+    if (p.content?.$case !== 'data') continue;
+    const d = p.content.value ?? {};
+    const v = (d.decision ?? d.data?.decision ?? '').toLowerCase();
+    if (v === 'approve' || v === 'deny') return v;
+  }
+  const w = words(message).trim();
+  return w === 'approve' || w === 'deny' ? w : undefined;
+}
+
+function ask(ctx, bus, heard) {
+  const n = (asked.get(ctx.taskId) ?? 0) + (heard === undefined ? 1 : 0);
   asked.set(ctx.taskId, n);
   const path = `/tmp/report-${n}.txt`;
+  const prefix = heard === undefined ? '' : `I did not understand "${heard}". `;
   bus.publish(
     status(ctx, TaskState.TASK_STATE_INPUT_REQUIRED, [
-      text(`Tool approval required: delete_file ${path}. Reply approve or deny.`),
+      text(`${prefix}Tool approval required: delete_file ${path}. Reply approve or deny.`),
       data({ interaction_type: 'tool_approval', tool_name: 'delete_file', tool_input: { path }, options: ['approve', 'deny'] }),
     ]),
   );
@@ -166,6 +182,15 @@ const executor = {
       if (decided === undefined) {
         // No confirmation it can read: the call is asked about again.
         askADK(ctx, bus);
+        bus.finished();
+        return;
+      }
+    }
+    if (variants.get(ctx.taskId)?.includes('strict')) {
+      decided = understood(ctx.userMessage);
+      if (decided === undefined) {
+        // Not an answer it takes: the same call is asked about again.
+        ask(ctx, bus, words(ctx.userMessage));
         bus.finished();
         return;
       }
