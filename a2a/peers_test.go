@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
@@ -236,5 +239,35 @@ func TestGraphInterrupt(t *testing.T) {
 	}
 	if _, err := a2a.TRPCResume(&a2a.Pause{}, true); !errors.Is(err, a2a.ErrNoCheckpoint) {
 		t.Errorf("TRPCResume without a checkpoint = %v", err)
+	}
+}
+
+// TestReplyReadsBack: Reply spells a task as the agent's answer to a send in each binding;
+// it decodes, in that binding, to the same task, echoing the JSON-RPC id; a JSON-RPC request
+// without a readable id is refused.
+func TestReplyReadsBack(t *testing.T) {
+	agent := a2atest.NewMemoryAgent(t)
+	c := newClient(t, transport.WithHTTPClient(agent.Client()))
+	for _, b := range bindings {
+		p := start(t, c, agent.Endpoint(b), nil)
+		req, _ := http.NewRequest(http.MethodPost, p.Endpoint.URL, strings.NewReader(`{"jsonrpc":"2.0","id":"req-7","method":"SendMessage","params":{}}`))
+		body, err := a2a.Reply(req, p.Endpoint, p.Task)
+		if err != nil {
+			t.Fatalf("%s: Reply: %v", b, err)
+		}
+		ev, err := a2a.Decode(body)
+		if err != nil || ev.Task == nil || ev.Task.ID != p.TaskID || ev.Task.State != a2a.StateInputRequired || !cmp.Equal(ev.Task.Question.Parts, p.Task.Question.Parts) || a2a.NewPause(p.Endpoint, ev.Task).Prompt() != p.Prompt() {
+			t.Errorf("%s: Reply %s decodes to %+v, %v", b, body, ev, err)
+		}
+		if got := a2a.InferBinding(req, ev).Binding; got != b && !(b == a2a.REST03 && got == a2a.REST10) {
+			t.Errorf("%s: Reply reads as %s", b, got)
+		}
+		if (b == a2a.JSONRPC03 || b == a2a.JSONRPC10) != strings.Contains(string(body), `"id":"req-7"`) {
+			t.Errorf("%s: Reply %s", b, body)
+		}
+	}
+	bare, _ := http.NewRequest(http.MethodPost, "https://agent.example/rpc", nil)
+	if _, err := a2a.Reply(bare, a2a.Endpoint{URL: "https://agent.example/rpc", Binding: a2a.JSONRPC10}, &a2a.Task{ID: "t"}); err == nil {
+		t.Error("Reply to a request without a body: no error")
 	}
 }

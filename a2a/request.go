@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 )
 
 // op is one operation, spelled per binding by newRequest.
@@ -218,19 +222,120 @@ type (
 )
 
 // encodeMessage spells a user message for b.
-func encodeMessage(b Binding, m *Message) any {
-	parts := make([]any, 0, len(m.Parts))
-	for _, p := range m.Parts {
-		parts = append(parts, encodePart(b, p))
+func encodeMessage(b Binding, m *Message) any { return encodeMessageAs(b, m, RoleUser) }
+
+// encodeMessageAs spells m for b as written by role.
+func encodeMessageAs(b Binding, m *Message, role Role) any {
+	parts := encodeParts(b, m.Parts)
+	proto := "ROLE_USER"
+	if role == RoleAgent {
+		proto = "ROLE_AGENT"
 	}
 	switch b {
 	case JSONRPC03:
-		return message03{Kind: "message", MessageID: m.MessageID, Role: string(RoleUser), Parts: parts, TaskID: m.TaskID, ContextID: m.ContextID, Metadata: m.Metadata}
+		return message03{Kind: "message", MessageID: m.MessageID, Role: string(role), Parts: parts, TaskID: m.TaskID, ContextID: m.ContextID, Metadata: m.Metadata}
 	case REST03:
-		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: "ROLE_USER", Content: parts, Metadata: m.Metadata}
+		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: proto, Content: parts, Metadata: m.Metadata}
 	default:
-		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: "ROLE_USER", Parts: parts, Metadata: m.Metadata}
+		return messageProto{MessageID: m.MessageID, ContextID: m.ContextID, TaskID: m.TaskID, Role: proto, Parts: parts, Metadata: m.Metadata}
 	}
+}
+
+func encodeParts(b Binding, ps []Part) []any {
+	parts := make([]any, 0, len(ps))
+	for _, p := range ps {
+		parts = append(parts, encodePart(b, p))
+	}
+	return parts
+}
+
+// encodeTask spells t for b, as an agent answers with it.
+func encodeTask(b Binding, t *Task) map[string]any {
+	state := string(t.State)
+	if b != JSONRPC03 {
+		state = "TASK_STATE_" + strings.ToUpper(strings.ReplaceAll(state, "-", "_"))
+		if t.State == StateUnknown {
+			state = "TASK_STATE_UNSPECIFIED"
+		}
+	}
+	status := map[string]any{"state": state}
+	if t.Timestamp != "" {
+		status["timestamp"] = t.Timestamp
+	}
+	if t.Question != nil {
+		q := *t.Question
+		if q.TaskID == "" {
+			q.TaskID = t.ID
+		}
+		status["message"] = encodeMessageAs(b, &q, RoleAgent)
+	}
+	out := map[string]any{"id": t.ID, "status": status}
+	if t.ContextID != "" {
+		out["contextId"] = t.ContextID
+	}
+	if b == JSONRPC03 {
+		out["kind"] = "task"
+	}
+	if len(t.Artifacts) > 0 {
+		arts := make([]any, 0, len(t.Artifacts))
+		for _, a := range t.Artifacts {
+			art := map[string]any{"artifactId": a.ArtifactID, "parts": encodeParts(b, a.Parts)}
+			if a.Name != "" {
+				art["name"] = a.Name
+			}
+			if len(a.Metadata) > 0 {
+				art["metadata"] = a.Metadata
+			}
+			arts = append(arts, art)
+		}
+		out["artifacts"] = arts
+	}
+	if len(t.Metadata) > 0 {
+		out["metadata"] = t.Metadata
+	}
+	return out
+}
+
+// maxReplyRequest bounds the request body Reply reads for its JSON-RPC id.
+const maxReplyRequest = 1 << 20
+
+// Reply spells t as the agent's answer to req, a send (message/send, SendMessage, POST
+// message:send) made in ep's binding: for JSON-RPC a response echoing req's id whose result
+// is the task (0.3: a kind-tagged task; 1.0: {"task": …}), for REST {"task": …}. It lets a
+// client that reads A2A answers itself (an SDK's client behind hitl's Client.Transport) read
+// the task a run ended with, in the binding it spoke. A JSON-RPC request whose body cannot
+// be read again (no GetBody) or holds no id is an error.
+func Reply(req *http.Request, ep Endpoint, t *Task) ([]byte, error) {
+	if t == nil || !ep.Binding.valid() {
+		return nil, ErrNoEndpoint
+	}
+	task := encodeTask(ep.Binding, t)
+	if ep.Binding.rest() {
+		return json.Marshal(map[string]any{"task": task})
+	}
+	if req == nil || req.GetBody == nil {
+		return nil, errors.New("a2a: Reply: the request's body cannot be read again for its id")
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil, fmt.Errorf("a2a: Reply: %w", err)
+	}
+	defer rc.Close()
+	body, err := io.ReadAll(io.LimitReader(rc, maxReplyRequest))
+	if err != nil {
+		return nil, fmt.Errorf("a2a: Reply: %w", err)
+	}
+	var in struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &in) != nil || len(in.ID) == 0 || string(in.ID) == "null" {
+		return nil, errors.New("a2a: Reply: the request is not a JSON-RPC call with an id")
+	}
+	var result any = task
+	if ep.Binding == JSONRPC10 {
+		result = map[string]any{"task": task}
+	}
+	return json.Marshal(map[string]any{"jsonrpc": "2.0", "id": in.ID, "result": result})
 }
 
 // encodePart spells a part for b, with its metadata (every binding's Part has one; an ADK

@@ -321,3 +321,19 @@ func (c *Client) waitA2A(ctx context.Context, it *Interrupt, o *WaitOptions, aut
 	}
 	return ac.Run(ctx, it.Task, ask, &ro)
 }
+
+// a2aReply is the body a Transport answers an A2A call with once its run ended: the final
+// task, spelled as the agent's answer in the binding the caller spoke, so that the SDK
+// client that sent the call reads it; the Result's data when the task cannot be spelled so
+// (a JSON-RPC request whose body cannot be read again for its id).
+func a2aReply(req *http.Request, it *Interrupt, r *transport.Result) []byte {
+	t, err := a2a.TaskOf(r)
+	if err != nil {
+		return r.Data
+	}
+	body, err := a2a.Reply(req, it.Task.Endpoint, t)
+	if err != nil {
+		return r.Data
+	}
+	return body
+}

@@ -43,9 +43,9 @@ import (
 // to an A2A JSON-RPC call marked as A2A no other way (no A2A-Version, no
 // application/a2a+json, no WithA2A), which [Client.Do] and [Detect] do read: the A2A SDK
 // client that sent the call reads the task itself, and could not read the decided body in
-// its place. A marked A2A answer is waited for, and its decided body is hitlkit's JSON of
-// the final task, not the agent's wire format: an A2A SDK client that must read the agent's
-// own answers takes a transport with DetectOnly.
+// its place. A marked A2A answer is waited for, and its decided body is the task the run
+// ended with, spelled as the agent's answer to the call in the binding the caller spoke
+// (see [a2a.Reply]): an A2A SDK client (a2a-go's) reads it as the agent's own answer.
 //
 // A request body is sent once; with a CallbackURL it is read through GetBody when set,
 // otherwise buffered up to 1 MiB (a longer one fails with transport.ErrBodyTooLarge, nothing
@@ -104,15 +104,19 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	_ = resp.Body.Close()
-	body := &decidedBody{Reader: bytes.NewReader(r.Data), result: r}
+	data := r.Data
+	if it != nil && it.Task != nil {
+		data = a2aReply(req, it, r) // an A2A run: the agent's final task, in the binding spoken
+	}
+	body := &decidedBody{Reader: bytes.NewReader(data), result: r}
 	header := http.Header{}
-	if len(r.Data) > 0 {
+	if len(data) > 0 {
 		header.Set("Content-Type", "application/json")
 	}
 	return &http.Response{
 		Status: "200 OK", StatusCode: http.StatusOK,
 		Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-		Header: header, Body: body, ContentLength: int64(len(r.Data)),
+		Header: header, Body: body, ContentLength: int64(len(data)),
 		Request: req, TLS: resp.TLS,
 	}, nil
 }
