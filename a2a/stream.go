@@ -35,6 +35,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 	var (
 		out  = &Event{}
 		serr error
+		meta metadata // out.Task's metadata as the stream's events merge into it
 	)
 	err := sse.Read(r, maxStreamEvent, func(e sse.Event) bool {
 		ev, err := decode(e.Data, wantID)
@@ -49,6 +50,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 			// An event of another task: never folded into this one.
 		case ev.Task != nil:
 			out.Task, out.Message = ev.Task, nil
+			meta = metadata{}
 		case ev.Message != nil && out.Task == nil:
 			out.Message = ev.Message
 			return false // a message answers the whole call (1.0 §3.1.2)
@@ -57,9 +59,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 			// its graph's steps so). Its metadata may carry a graph interrupt, which the
 			// task keeps (see Checkpoint).
 			if pregelIn(ev.Message.Metadata) != nil {
-				c := *out.Task
-				c.Metadata = mergeObjects(c.Metadata, ev.Message.Metadata)
-				out.Task = &c
+				meta.merge(out.Task, ev.Message.Metadata)
 			}
 		case ev.Message != nil:
 			// Older agents send the question as an agent's message event after the task:
@@ -72,7 +72,14 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 			}
 			out.Task = &c
 		case ev.Status != nil:
-			out.Task = applyStatus(out.Task, ev.Status)
+			if out.Task == nil || out.Task.ID != ev.Status.TaskID {
+				meta = metadata{} // a task of its own, from this event on
+			}
+			out.Task = applyStatus(out.Task, &StatusUpdate{TaskID: ev.Status.TaskID, ContextID: ev.Status.ContextID,
+				State: ev.Status.State, RawState: ev.Status.RawState, Message: ev.Status.Message})
+			if len(ev.Status.Metadata) > 0 {
+				meta.merge(out.Task, ev.Status.Metadata)
+			}
 			final = ev.Status.Final
 		case ev.Artifact != nil && out.Task != nil:
 			out.Task.Artifacts = append(out.Task.Artifacts, ev.Artifact.Artifact)
@@ -85,6 +92,7 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 	if serr != nil {
 		return nil, serr
 	}
+	meta.apply(out.Task)
 	if err != nil {
 		return out, err
 	}
@@ -92,6 +100,53 @@ func readStream(r io.Reader, wantID json.RawMessage) (*Event, error) {
 		return nil, malformed(errUnrecognised, "stream ended without a task or message")
 	}
 	return out, nil
+}
+
+// metadata is a task's metadata while a stream's events merge into it: decoded once, each
+// event's members merged in, encoded once at the end — linear in what the stream sends,
+// where merging into the encoded object at every event cost the whole object each time.
+type metadata struct {
+	members map[string]json.RawMessage
+	replace json.RawMessage // metadata that is not an object: the last one wins
+	touched bool
+}
+
+// merge merges add's members into t's metadata (as [mergeObjects] would, event by event).
+func (m *metadata) merge(t *Task, add json.RawMessage) {
+	if !m.touched {
+		m.touched = true
+		if json.Unmarshal(t.Metadata, &m.members) != nil || m.members == nil {
+			m.members, m.replace = nil, add // mergeObjects: a base that is no object yields add
+			_ = json.Unmarshal(add, &m.members)
+			return
+		}
+	}
+	if m.members == nil {
+		m.replace = add
+		_ = json.Unmarshal(add, &m.members)
+		return
+	}
+	var y map[string]json.RawMessage
+	if json.Unmarshal(add, &y) != nil {
+		return
+	}
+	for k, v := range y {
+		m.members[k] = v
+	}
+	m.replace = nil
+}
+
+// apply writes the merged metadata into t, once.
+func (m *metadata) apply(t *Task) {
+	if t == nil || !m.touched {
+		return
+	}
+	switch {
+	case m.replace != nil:
+		t.Metadata = m.replace
+	default:
+		t.Metadata, _ = json.Marshal(m.members) // re-encoding decoded raw members cannot fail
+	}
 }
 
 // applyStatus folds a status update into the task it concerns; metadata members are merged,
