@@ -51,7 +51,7 @@ func measureA2A(ctx context.Context, cfg config, n int) (row, error) {
 		return err
 	}
 	answer := func(i int) error {
-		_, err := person.Resume(ctx, pauses[i], a2a.HectorDecision(true))
+		_, err := person.Resume(ctx, pauses[i], a2a.Approve(pauses[i]))
 		return err
 	}
 	return runWaits(ctx, cfg, r, &cnt, 0, wait, answer, func() {

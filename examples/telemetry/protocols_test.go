@@ -213,12 +213,12 @@ func TestA2ARunIsOneSpanWithTaskEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked := 0
-	r, err := c.Run(ctx, a2a.NewPause(ep, ev.Task), func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+	r, err := c.Run(ctx, a2a.NewPause(ep, ev.Task), func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
 		asked++
 		if p := c.Pending(); len(p) != 1 || p[0].ID != ev.Task.ID || !strings.HasPrefix(p[0].Kind, "a2a/") {
 			t.Errorf("Pending during the run = %+v", p)
 		}
-		return a2a.HectorDecision(false), nil
+		return a2a.Reject(p), nil
 	}, nil)
 	if err != nil || r.Decision != transport.DecisionReject {
 		t.Fatalf("Run = %+v, %v; want a rejection", r, err)

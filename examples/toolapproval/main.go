@@ -116,12 +116,15 @@ func terminalAsker(out io.Writer, in io.Reader) a2a.Asker {
 		fmt.Fprintf(out, "Question %d of task %s: %s\n", n, p.TaskID, p.Prompt())
 		if lines == nil {
 			fmt.Fprintln(out, "Answer: approve")
-			return a2a.HectorDecision(true), nil
+			return a2a.Approve(p), nil
 		}
 		fmt.Fprint(out, "approve or deny? ")
 		if !lines.Scan() {
 			return a2a.Answer{}, errors.New("no answer on the terminal")
 		}
-		return a2a.HectorDecision(strings.EqualFold(strings.TrimSpace(lines.Text()), "approve")), nil
+		if strings.EqualFold(strings.TrimSpace(lines.Text()), "approve") {
+			return a2a.Approve(p), nil // spelled the way this agent reads a yes
+		}
+		return a2a.Reject(p), nil
 	}
 }
