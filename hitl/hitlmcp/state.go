@@ -2,93 +2,22 @@ package hitlmcp
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/mcpcore"
 )
 
-// paused is what a requestState holds: the paused call's random id (the same in every state
-// of the call, the key in the Ledger), when the state stops being valid (Unix seconds), when
-// the case opened, and the case.
-type paused struct {
-	Call      string          `json:"call"`
-	Expires   int64           `json:"exp"`
-	Opened    int64           `json:"opened,omitempty"` // Unix milliseconds
-	Interrupt *hitl.Interrupt `json:"it"`
-}
+// paused is what a requestState holds (see mcpcore.Paused).
+type paused = mcpcore.Paused
 
-// statePrefix names the seal's version; a state without it does not open.
-const statePrefix = "v1."
-
-// maxState bounds the requestState a retry may carry; a sealed case is a few kilobytes.
-const maxState = 64 << 10
-
-// aead is AES-256-GCM under a key derived from Secret for sealing requestState alone.
-func (t *Tool) aead() (cipher.AEAD, error) {
-	m := hmac.New(sha256.New, t.Secret)
-	m.Write([]byte("hitlmcp requestState v1"))
-	block, err := aes.NewCipher(m.Sum(nil))
-	if err != nil {
-		return nil, err
-	}
-	return cipher.NewGCM(block)
-}
-
-// seal is "v1." base64url(nonce ‖ AES-256-GCM(p, additional data: bind)).
-func (t *Tool) seal(bind []byte, p *paused) (string, error) {
-	plain, err := json.Marshal(p)
-	if err != nil {
-		return "", err
-	}
-	g, err := t.aead()
-	if err != nil {
-		return "", err
-	}
-	nonce := make([]byte, g.NonceSize(), g.NonceSize()+len(plain)+g.Overhead())
-	_, _ = rand.Read(nonce) // crypto/rand.Read never fails
-	return statePrefix + base64.RawURLEncoding.EncodeToString(g.Seal(nonce, nonce, plain, bind)), nil
-}
+// seal seals p for bind under the Tool's Secret.
+func (t *Tool) seal(bind []byte, p *paused) (string, error) { return mcpcore.Seal(t.Secret, bind, p) }
 
 // open returns what state holds if this tool sealed it for bind and it has not expired;
 // anything else is ErrBadState.
 func (t *Tool) open(bind []byte, state string) (*paused, error) {
-	body, ok := strings.CutPrefix(state, statePrefix)
-	if !ok || len(state) > maxState {
-		return nil, ErrBadState
-	}
-	sealed, err := base64.RawURLEncoding.Strict().DecodeString(body)
-	if err != nil {
-		return nil, ErrBadState
-	}
-	g, err := t.aead()
-	if err != nil {
-		return nil, err
-	}
-	if len(sealed) < g.NonceSize()+g.Overhead() {
-		return nil, ErrBadState
-	}
-	plain, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], bind)
-	if err != nil {
-		return nil, ErrBadState
-	}
-	var p paused
-	if err := json.Unmarshal(plain, &p); err != nil || p.Call == "" || p.Interrupt == nil || p.Interrupt.Case == nil || p.Interrupt.Case.ReviewURL == "" {
-		return nil, ErrBadState
-	}
-	if !time.Now().Before(time.Unix(p.Expires, 0)) {
-		return nil, fmt.Errorf("%w: expired", ErrBadState)
-	}
-	return &p, nil
+	return mcpcore.Open(t.Secret, bind, state)
 }
 
 // Ledger records which paused tool calls have returned the person's result, so that a
@@ -154,3 +83,9 @@ func (t *Tool) ledger() Ledger {
 	t.once.Do(func() { t.memory = &MemoryLedger{} })
 	return t.memory
 }
+
+// The seal's version prefix and the longest requestState a retry may carry.
+const (
+	statePrefix = mcpcore.StatePrefix
+	maxState    = mcpcore.MaxState
+)

@@ -1,13 +1,8 @@
 package hitlmcp
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -16,15 +11,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/mcpcore"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
 // DefaultCheck is how long a tool call waits for the human's decision before it answers
 // "not done" (see [Tool] for which calls wait).
-const DefaultCheck = 5 * time.Second
+const DefaultCheck = mcpcore.DefaultCheck
 
 // DefaultStateTTL is how long a requestState stays valid when the case gives no expiry.
-const DefaultStateTTL = 24 * time.Hour
+const DefaultStateTTL = mcpcore.DefaultStateTTL
 
 // Protocol revisions (https://modelcontextprotocol.io/specification). From rev20260728 a
 // tool asks with an input-required result and the client retries with requestState
@@ -40,11 +36,11 @@ var (
 	// secret for this call (altered, truncated, sealed for another tool, other arguments or
 	// another caller) or has expired; nothing is polled. On the wire it is JSON-RPC invalid
 	// params (-32602).
-	ErrBadState = errors.New("hitlmcp: requestState is not one this tool sealed for this call")
+	ErrBadState = mcpcore.ErrBadState
 	// ErrReplayed: the requestState's call has already returned the person's result; it is
 	// refused before any poll, so one approval runs the action once. On the wire it is
 	// JSON-RPC invalid params (-32602).
-	ErrReplayed = errors.New("hitlmcp: requestState has already returned the person's result")
+	ErrReplayed = mcpcore.ErrReplayed
 )
 
 // Tool is the server side: an MCP tool whose backend may answer with a HITL 202 (a person
@@ -133,19 +129,12 @@ type Tool struct {
 	once   sync.Once
 	memory *MemoryLedger
 
-	mu    sync.Mutex
-	calls map[string]*openCall // the open cases by call (see join), keyed by bindKey
-	prune int                  // the size at which expired calls are dropped next
-}
-
-// openCall is a tool call whose case is open, for the repeats that join it.
-type openCall struct {
-	ready chan struct{} // closed once the first call knows its case (p), or that it has none
-	p     *paused
+	engineOnce sync.Once
+	eng        *mcpcore.Engine
 }
 
 // reviewInput is the key of the input request the tool returns.
-const reviewInput = "review"
+const reviewInput = mcpcore.ReviewInput
 
 // Handle is the tool's mcp.ToolHandler. A requestState refused ([ErrBadState],
 // [ErrReplayed]) is JSON-RPC invalid params (-32602); a Tool without its required fields,
@@ -155,9 +144,12 @@ const reviewInput = "review"
 func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	res, err := t.handle(ctx, req)
 	var rpc *jsonrpc.Error
+	var refused *mcpcore.RefusedError
 	switch {
 	case err == nil || errors.As(err, &rpc):
 		return res, err
+	case errors.As(err, &refused):
+		return nil, refusal(refused.Err)
 	case ctx.Err() != nil:
 		return nil, withCode(err, jsonrpc.CodeInternalError)
 	default:
@@ -172,194 +164,36 @@ func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	if req == nil || req.Params == nil {
 		return nil, refusal(errors.New("hitlmcp: tool call without params"))
 	}
-	bind := t.binding(req)
-	if state := req.Params.RequestState; state != "" {
-		p, err := t.open(bind, state)
-		if err != nil {
-			return nil, refusal(err)
-		}
-		return t.check(ctx, req, bind, p, false)
+	c := &mcpcore.Call{Name: req.Params.Name, Bind: t.binding(req), State: req.Params.RequestState,
+		MultiRoundTrip: multiRoundTrip(req), URLElicitation: urlElicitation(req)}
+	if a, ok := req.Params.InputResponses[reviewInput].(*mcp.ElicitResult); ok {
+		c.Answer = a.Action
 	}
-	p, opened, err := t.join(ctx, bind)
-	if err != nil {
-		return nil, err
-	}
-	if p == nil {
-		var res *mcp.CallToolResult
-		func() {
-			defer func() { opened(p) }() // also if Call or Result panics: no repeat waits for it
-			p, res, err = t.start(ctx, req)
-		}()
-		if p == nil {
-			return res, err
-		}
-	}
-	// A repeat of the call while its case is open (joined) goes on with that case, as the
-	// first call did: its outcome, never a second case.
-	joined := opened == nil
-	if !urlElicitation(req) {
-		// The client cannot be sent the link; the service may reach the person by its own
-		// means, and the result names the link.
-		return t.check(ctx, req, bind, p, joined)
-	}
-	return t.ask(req, bind, p)
-}
-
-// start calls the backend for a call that joined no open case: its result when no person
-// is needed (p nil), or the case the backend opened.
-func (t *Tool) start(ctx context.Context, req *mcp.CallToolRequest) (p *paused, res *mcp.CallToolResult, err error) {
-	hreq, err := t.Call(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	resp, err := t.Client.Do(ctx, hreq, &hitl.CallOptions{DetectOnly: true})
-	if err != nil {
-		if resp != nil && resp.Response != nil {
-			_ = resp.Body.Close()
-		}
-		return nil, nil, err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	if resp.Interrupt == nil {
-		res, err := t.Result(ctx, resp.Response, nil)
-		return nil, res, err
-	}
-	it := resp.Interrupt
-	if it.Case == nil || it.Case.ReviewURL == "" {
-		return nil, nil, fmt.Errorf("hitlmcp: the backend asked for a person without a review URL (%s)", it.Kind)
-	}
-	// The state outlives the case by the time Wait gives the service to report its expiry,
-	// so that a retry still gets the expired case's Result.
-	expires := it.ExpiresAt().Add(hitl.DefaultGrace)
-	if it.ExpiresAt().IsZero() {
-		expires = time.Now().Add(DefaultStateTTL)
-	}
-	return &paused{Call: rand.Text(), Expires: expires.Unix(), Opened: time.Now().UnixMilli(), Interrupt: it}, nil, nil
-}
-
-// join returns the open case of the call bind when there is one (waiting, if an identical
-// call is opening it, for the backend's answer). Otherwise the call is the first: opened
-// must then be called with its case, or nil when it has none, before the call returns.
-func (t *Tool) join(ctx context.Context, bind []byte) (p *paused, opened func(*paused), err error) {
-	key := bindKey(bind)
-	for {
-		t.mu.Lock()
-		e := t.calls[key]
-		if e != nil && e.p != nil && !time.Now().Before(time.Unix(e.p.Expires, 0)) {
-			delete(t.calls, key)
-			e = nil
-		}
-		if e == nil {
-			e = &openCall{ready: make(chan struct{})}
-			t.add(key, e)
-			t.mu.Unlock()
-			return nil, func(p *paused) {
-				t.mu.Lock()
-				defer t.mu.Unlock()
-				e.p = p
-				if p == nil && t.calls[key] == e {
-					delete(t.calls, key)
-				}
-				close(e.ready)
-			}, nil
-		}
-		t.mu.Unlock()
-		select {
-		case <-e.ready:
-		case <-ctx.Done():
-			return nil, nil, ctx.Err()
-		}
-		t.mu.Lock()
-		p = e.p
-		t.mu.Unlock()
-		if p != nil {
-			return p, nil, nil
-		}
-		// The first call needed no person, or failed: this one calls the backend itself.
-	}
-}
-
-// add records e under key, dropping the expired calls now and then; t.mu is held.
-func (t *Tool) add(key string, e *openCall) {
-	if t.calls == nil {
-		t.calls = map[string]*openCall{}
-	}
-	if len(t.calls) >= t.prune {
-		now := time.Now()
-		for k, c := range t.calls {
-			if c.p != nil && !now.Before(time.Unix(c.p.Expires, 0)) {
-				delete(t.calls, k)
+	if req.Session != nil {
+		if token := req.Params.GetProgressToken(); token != nil {
+			c.Notify = func(ctx context.Context, n float64, msg string) {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: n, Message: msg})
 			}
 		}
-		t.prune = max(2*len(t.calls), 64)
-	}
-	t.calls[key] = e
-}
-
-// forget ends the joining of the call bind to the case of paused call id: a repeat now
-// opens a new case.
-func (t *Tool) forget(bind []byte, id string) {
-	key := bindKey(bind)
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if e := t.calls[key]; e != nil && e.p != nil && e.p.Call == id {
-		delete(t.calls, key)
-	}
-}
-
-// bindKey is the map key of a call's binding.
-func bindKey(bind []byte) string {
-	sum := sha256.Sum256(bind)
-	return string(sum[:])
-}
-
-// check waits up to Check for the decision on p; a case still open is asked again. joined
-// says the call is a repeat that joined p's case (see [Tool]).
-func (t *Tool) check(ctx context.Context, req *mcp.CallToolRequest, bind []byte, p *paused, joined bool) (*mcp.CallToolResult, error) {
-	ledger := t.ledger()
-	if spent, err := ledger.Spent(ctx, p.Call); err != nil {
-		return nil, err
-	} else if spent {
-		if joined {
-			return doneElsewhere(req.Params.Name), nil
+		c.Complete = func(ctx context.Context, id string) {
+			_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: id})
 		}
-		return nil, refusal(ErrReplayed)
 	}
-	if a, ok := req.Params.InputResponses[reviewInput].(*mcp.ElicitResult); ok && (a.Action == "decline" || a.Action == "cancel") {
-		return notDone(req.Params.Name, p.Interrupt, "the review link was "+a.Action+"d"), nil
-	}
-	wait := t.Check
-	if wait <= 0 {
-		wait = DefaultCheck
-	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	progress := startProgress(wctx, req, time.UnixMilli(p.Opened))
-	r, err := t.Client.Wait(wctx, p.Interrupt, &hitl.WaitOptions{PollOnly: true, NoReminders: true, OnUpdate: progress.update})
-	progress.stop()
+	s, err := mcpcore.Handle(ctx, t.engine(), c,
+		func(ctx context.Context) (*http.Request, error) { return t.Call(ctx, req) },
+		func(ctx context.Context, resp *http.Response) (*mcp.CallToolResult, error) { return t.Result(ctx, resp, nil) })
 	switch {
-	case err == nil:
-	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
-		return t.ask(req, bind, p) // not decided yet
-	case ctx.Err() == nil:
-		t.forget(bind, p.Call) // the case cannot be read: a repeat opens a new one
+	case err != nil:
 		return nil, err
-	default:
-		return nil, err
+	case s.HasDirect:
+		return s.Direct, nil
+	case s.Text != "":
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: s.Text}}}, nil
+	case s.Ask != nil:
+		in := &mcp.ElicitParams{Mode: "url", Message: s.Ask.Message, URL: s.Ask.URL, ElicitationID: s.Ask.ElicitationID}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{reviewInput: in}, RequestState: s.Ask.State}, nil
 	}
-	if first, err := ledger.Spend(ctx, p.Call, time.Unix(p.Expires, 0)); err != nil {
-		return nil, err
-	} else if !first {
-		if joined {
-			return doneElsewhere(req.Params.Name), nil
-		}
-		return nil, refusal(ErrReplayed)
-	}
-	t.forget(bind, p.Call)
-	if !multiRoundTrip(req) && urlElicitation(req) {
-		// 2025-11-25 "URL Elicitation": the server may say the out-of-band step is done.
-		_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: p.Call})
-	}
+	r := s.Result
 	res, err := t.Result(ctx, nil, r)
 	if err != nil || r.Approved() {
 		return res, err
@@ -369,52 +203,19 @@ func (t *Tool) check(ctx context.Context, req *mcp.CallToolRequest, bind []byte,
 		res = &mcp.CallToolResult{}
 	}
 	if len(res.Content) == 0 {
-		res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("Not done: %s was not approved (%s).", req.Params.Name, outcome(r))}}
+		res.Content = []mcp.Content{&mcp.TextContent{Text: mcpcore.NotApproved(req.Params.Name, r)}}
 	}
 	res.IsError = true
 	return res, nil
 }
 
-// outcome is a Result that is not an approval, in words.
-func outcome(r *transport.Result) string {
-	switch {
-	case r.Status == transport.StatusCompleted && r.Decision != "":
-		return "the person answered " + string(r.Decision)
-	case r.Status != "":
-		return string(r.Status)
-	}
-	return "no decision"
-}
-
-// doneElsewhere is the isError result of a repeat whose case's outcome an identical call
-// running at the same time returned.
-func doneElsewhere(tool string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
-		"Not done by this call: the person's decision on %s was returned to an identical call made at the same time.", tool)}}}
-}
-
-// ask is "not done" as the call's revision understands it: an input request of the review
-// URL with p sealed in requestState where the client can echo it (see [Tool]), an isError
-// result naming the link elsewhere.
-func (t *Tool) ask(req *mcp.CallToolRequest, bind []byte, p *paused) (*mcp.CallToolResult, error) {
-	if !urlElicitation(req) || (!multiRoundTrip(req) && req.Params.RequestState != "") {
-		return notDone(req.Params.Name, p.Interrupt, "no decision yet"), nil
-	}
-	state, err := t.seal(bind, p)
-	if err != nil {
-		return nil, err
-	}
-	in := &mcp.ElicitParams{Mode: "url", Message: p.Interrupt.Prompt(), URL: p.Interrupt.Case.ReviewURL}
-	if !multiRoundTrip(req) {
-		in.ElicitationID = p.Call // 2026-07-28 URL input requests carry none
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{reviewInput: in}, RequestState: state}, nil
-}
-
-// notDone is the isError tool result for a call whose person has not decided.
-func notDone(tool string, it *hitl.Interrupt, why string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(
-		"Not done: %s waits for a person's decision (%s). %s Review: %s", tool, why, it.Prompt(), it.Case.ReviewURL)}}}
+// engine is the Tool's shared state between calls, made at the first call.
+func (t *Tool) engine() *mcpcore.Engine {
+	t.engineOnce.Do(func() {
+		t.eng = &mcpcore.Engine{Client: t.Client, Secret: t.Secret, Check: t.Check,
+			Ledger: func() mcpcore.Ledger { return t.ledger() }}
+	})
+	return t.eng
 }
 
 // multiRoundTrip reports whether the call's revision has input-required results. An
@@ -445,15 +246,5 @@ func (t *Tool) binding(req *mcp.CallToolRequest) []byte {
 	} else if req.Extra != nil && req.Extra.TokenInfo != nil {
 		caller = req.Extra.TokenInfo.UserID
 	}
-	args := []byte(req.Params.Arguments)
-	var v any
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	if d.Decode(&v) == nil {
-		if b, err := json.Marshal(v); err == nil {
-			args = b
-		}
-	}
-	b, _ := json.Marshal([]string{req.Params.Name, caller, string(args)}) // strings always encode
-	return b
+	return mcpcore.Bind(req.Params.Name, caller, []byte(req.Params.Arguments))
 }

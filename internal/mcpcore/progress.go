@@ -1,4 +1,4 @@
-package hitlmcp
+package mcpcore
 
 import (
 	"context"
@@ -6,21 +6,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/hitlkit/hitlkit/hitl"
 )
 
-// progressEvery is how often a waiting tool call tells a client that gave a progress token
+// ProgressEvery is how often a waiting tool call tells a client that gave a progress token
 // that it still waits, between the changes the service reports.
-const progressEvery = time.Second
+const ProgressEvery = time.Second
 
 // progress sends notifications/progress for a tool call while it waits for a person.
 type progress struct {
-	ctx   context.Context
-	req   *mcp.CallToolRequest
-	token any
-	since time.Time // when the case opened
+	ctx    context.Context
+	notify func(ctx context.Context, progress float64, message string)
+	since  time.Time // when the case opened
 
 	mu   sync.Mutex
 	n    float64
@@ -28,25 +25,21 @@ type progress struct {
 	quit chan struct{}
 }
 
-// startProgress starts the notifications for req when its client gave a progress token
-// (MCP "Progress"): one now, one per change the service reports (update), and one every
-// progressEvery; stop ends them. Without a token it sends nothing. The notifications carry
-// no review link, only that the call waits and the case's state. Their progress is the
-// seconds since the case opened (since), so that it rises across the retries of a
-// 2026-07-28 call, which may carry the same token.
-func startProgress(ctx context.Context, req *mcp.CallToolRequest, since time.Time) *progress {
-	p := &progress{ctx: ctx, req: req, since: since}
-	if req.Session == nil || req.Params == nil {
-		return p
-	}
-	if p.token = req.Params.GetProgressToken(); p.token == nil {
+// startProgress starts the notifications when the client gave a progress token (notify
+// set): one now, one per change the service reports (update), and one every
+// ProgressEvery; stop ends them. They carry no review link, only that the call waits and
+// the case's state. Their progress is the seconds since the case opened (since), so that it
+// rises across the retries of a 2026-07-28 call, which may carry the same token.
+func startProgress(ctx context.Context, notify func(context.Context, float64, string), since time.Time) *progress {
+	p := &progress{ctx: ctx, notify: notify, since: since}
+	if notify == nil {
 		return p
 	}
 	p.done, p.quit = make(chan struct{}), make(chan struct{})
 	p.send("waiting for a person's decision")
 	go func() {
 		defer close(p.done)
-		tick := time.NewTicker(progressEvery)
+		tick := time.NewTicker(ProgressEvery)
 		defer tick.Stop()
 		for {
 			select {
@@ -64,7 +57,7 @@ func startProgress(ctx context.Context, req *mcp.CallToolRequest, since time.Tim
 
 // update is hitl.WaitOptions.OnUpdate: the case's new state, as progress.
 func (p *progress) update(u hitl.Update) {
-	if p.token == nil {
+	if p.notify == nil {
 		return
 	}
 	msg := "waiting for a person's decision: the review is " + u.State
@@ -80,7 +73,7 @@ func (p *progress) send(msg string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.n = max(p.n+0.001, float64(time.Since(p.since).Milliseconds())/1000)
-	_ = p.req.Session.NotifyProgress(p.ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	p.notify(p.ctx, p.n, msg)
 }
 
 // stop ends the notifications and waits for the sender to return.
