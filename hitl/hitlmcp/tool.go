@@ -181,7 +181,9 @@ func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 	s, err := mcpcore.Handle(ctx, t.engine(), c,
 		func(ctx context.Context) (*http.Request, error) { return t.Call(ctx, req) },
-		func(ctx context.Context, resp *http.Response) (*mcp.CallToolResult, error) { return t.Result(ctx, resp, nil) })
+		func(ctx context.Context, resp *http.Response) (*mcp.CallToolResult, error) {
+			return t.Result(ctx, resp, nil)
+		})
 	switch {
 	case err != nil:
 		return nil, err
