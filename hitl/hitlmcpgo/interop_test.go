@@ -33,6 +33,7 @@ var secret = []byte("a-secret-of-at-least-thirty-two-bytes!")
 type backend struct {
 	svc     *hitltest.Server
 	client  *hitl.Client
+	body    string // the backend request's body; "" for {"delete":…}
 	deleted atomic.Int32
 }
 
@@ -47,7 +48,11 @@ func newBackend(t *testing.T) *backend {
 }
 
 func (b *backend) request(ctx context.Context) (*http.Request, error) {
-	return http.NewRequestWithContext(ctx, http.MethodPost, b.svc.URL+"/actions/approval", strings.NewReader(`{"delete":"/tmp/report.txt"}`))
+	body := b.body
+	if body == "" {
+		body = `{"delete":"/tmp/report.txt"}`
+	}
+	return http.NewRequestWithContext(ctx, http.MethodPost, b.svc.URL+"/actions/approval", strings.NewReader(body))
 }
 
 // outcome is the tool's words for r; it deletes on an approval only.

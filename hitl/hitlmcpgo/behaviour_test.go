@@ -1,0 +1,218 @@
+package hitlmcpgo_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
+	"github.com/hitlkit/hitlkit/hitl/hitlmcpgo"
+	hitltransport "github.com/hitlkit/hitlkit/transport"
+)
+
+func call(name string) mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	return req
+}
+
+// TestNoIsNeverAGoAhead: behind a Result that words every outcome as done, a rejection, an
+// expiry with default_action "approve" and a cancellation reach an mcp-go client as an
+// isError result, on both revisions; only an approval is the tool's success.
+func TestNoIsNeverAGoAhead(t *testing.T) {
+	for _, rev := range revisions {
+		for _, tt := range []struct {
+			name, action, body string
+			isError            bool
+		}{
+			{"approved", "approve", "", false},
+			{"rejected", "reject", "", true},
+			{"expired with default approve", "none", `{"timeout":"1s","default_action":"approve"}`, true},
+			{"cancelled", "cancel", "", true},
+		} {
+			t.Run(rev+" "+tt.name, func(t *testing.T) {
+				b := newBackend(t)
+				b.body = tt.body
+				var got *hitltransport.Result
+				tool := b.goTool(5 * time.Second)
+				tool.Result = func(_ context.Context, _ *http.Response, r *hitltransport.Result) (*mcp.CallToolResult, error) {
+					got = r
+					return mcp.NewToolResultText("done"), nil
+				}
+				p := newPipes(t)
+				serveMCPGo(t, p, tool)
+				c := goClient(t, p, rev, hitlmcpgo.ClientOptions(decide(t, b, tt.action), nil)...)
+				res, err := c.CallTool(t.Context(), call("delete_file"))
+				if err != nil || got == nil || res.IsError != tt.isError || got.Approved() == tt.isError {
+					t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, goText(res), err, got, tt.isError)
+				}
+				if tt.isError && !strings.HasPrefix(goText(res), "done") {
+					t.Errorf("the text %q, want Result's", goText(res))
+				}
+			})
+		}
+	}
+}
+
+// TestLinkOnlyWhereItCanGo: an mcp-go client with a form handler only, or none, and a
+// go-sdk client with form elicitation only are never sent the review link as an
+// elicitation, on either revision: the call ends after Check with an isError result naming
+// the link; a repeat after the person approved joins the open case and deletes once.
+func TestLinkOnlyWhereItCanGo(t *testing.T) {
+	form := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+		return hitlmcp.Answer{}, errors.New("a form was asked")
+	}
+	for _, rev := range revisions {
+		for _, kind := range []string{"mcp-go form only", "mcp-go no handler", "go-sdk form only"} {
+			t.Run(rev+" "+kind, func(t *testing.T) {
+				b := newBackend(t)
+				p := newPipes(t)
+				serveMCPGo(t, p, b.goTool(1500*time.Millisecond))
+				var callTool func() (bool, string, error)
+				switch kind {
+				case "go-sdk form only":
+					cs := sdkClient(t, p, rev, hitlmcp.ClientOptions(nil, form))
+					callTool = func() (bool, string, error) {
+						res, err := cs.CallTool(t.Context(), &gomcp.CallToolParams{Name: "delete_file"})
+						if err != nil {
+							return false, "", err
+						}
+						return res.IsError, sdkText(res), nil
+					}
+				default:
+					var opts []client.ClientOption
+					if kind == "mcp-go form only" {
+						opts = hitlmcpgo.ClientOptions(nil, form)
+					}
+					c := goClient(t, p, rev, opts...)
+					callTool = func() (bool, string, error) {
+						res, err := c.CallTool(t.Context(), call("delete_file"))
+						if err != nil {
+							return false, "", err
+						}
+						return res.IsError, goText(res), nil
+					}
+				}
+				isError, text, err := callTool()
+				if err != nil || !isError || !strings.Contains(text, b.svc.URL+"/review/") || b.deleted.Load() != 0 {
+					t.Fatalf("CallTool = isError %v %q, %v; want an isError result naming the review link", isError, text, err)
+				}
+				if err := b.svc.Respond(caseOf(t, text[strings.Index(text, b.svc.URL):]), "approve", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+				isError, text, err = callTool()
+				if err != nil || isError || text != "deleted" || b.deleted.Load() != 1 {
+					t.Fatalf("the repeat = isError %v %q, %v; deleted %d; want the first case's approval", isError, text, err, b.deleted.Load())
+				}
+				if n := opened(b); n != 1 {
+					t.Errorf("%d cases opened, want 1: the repeat joins the open case", n)
+				}
+			})
+		}
+	}
+}
+
+// opened counts the backend requests that opened a case.
+func opened(b *backend) int {
+	n := 0
+	for _, r := range b.svc.Requests() {
+		if r.Method == http.MethodPost && r.Path == "/actions/approval" {
+			n++
+		}
+	}
+	return n
+}
+
+// modern is a context as mcp-go's server gives a 2026-07-28 request whose client declared
+// URL elicitation.
+func modern(ctx context.Context) context.Context {
+	return server.WithRequestProtocolInfo(ctx, &server.RequestProtocolInfo{Modern: true, ProtocolVersion: "2026-07-28",
+		ClientCapabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{URL: &struct{}{}}}})
+}
+
+// TestStateSealedAndSingleUse: a 2026-07-28 call gets input_required with a URL input
+// request and a sealed requestState; the retry after the approval deletes once; a replay,
+// a state altered, for other arguments or for another caller is refused before any poll.
+func TestStateSealedAndSingleUse(t *testing.T) {
+	b := newBackend(t)
+	tool := b.goTool(3 * time.Second)
+	tool.Caller = func(ctx context.Context, _ mcp.CallToolRequest) string { s, _ := ctx.Value(callerKey{}).(string); return s }
+	ctx := context.WithValue(modern(t.Context()), callerKey{}, "alice")
+	req := call("delete_file")
+	req.Params.Arguments = map[string]any{"path": "/tmp/report.txt"}
+	res, err := tool.Handle(ctx, req)
+	if err != nil || !res.NeedsInput() || res.RequestState == "" {
+		t.Fatalf("Handle = %+v, %v; want input_required with requestState", res, err)
+	}
+	in := res.InputRequests["review"].Elicitation
+	if in == nil || in.Mode != mcp.ElicitationModeURL || !strings.HasPrefix(in.URL, b.svc.URL+"/review/") || in.ElicitationID != "" {
+		t.Fatalf("input request %+v, want the review link in URL mode without elicitationId", in)
+	}
+	if strings.Contains(res.RequestState, b.svc.URL) {
+		t.Error("requestState shows the case")
+	}
+	state := res.RequestState
+	if err := b.svc.Respond(caseOf(t, in.URL), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	retry := func(ctx context.Context, args map[string]any, s string) (*mcp.CallToolResult, error) {
+		r := call("delete_file")
+		r.Params.Arguments = args
+		r.Params.RequestState = s
+		return tool.Handle(ctx, r)
+	}
+	args := map[string]any{"path": "/tmp/report.txt"}
+	for name, try := range map[string]func() (*mcp.CallToolResult, error){
+		"altered":         func() (*mcp.CallToolResult, error) { return retry(ctx, args, state[:len(state)-2]+"AA") },
+		"other arguments": func() (*mcp.CallToolResult, error) { return retry(ctx, map[string]any{"path": "/etc"}, state) },
+		"another caller":  func() (*mcp.CallToolResult, error) { return retry(context.WithValue(ctx, callerKey{}, "mallory"), args, state) },
+	} {
+		if res, err := try(); !errors.Is(err, hitlmcp.ErrBadState) {
+			t.Errorf("%s: %+v, %v; want ErrBadState", name, res, err)
+		}
+	}
+	if res, err := retry(ctx, args, state); err != nil || goText(res) != "deleted" || res.IsError {
+		t.Fatalf("retry = %+v, %v; want deleted", res, err)
+	}
+	if res, err := retry(ctx, args, state); !errors.Is(err, hitlmcp.ErrReplayed) || b.deleted.Load() != 1 {
+		t.Fatalf("replay = %+v, %v; deleted %d; want ErrReplayed, one deletion", res, err, b.deleted.Load())
+	}
+}
+
+type callerKey struct{}
+
+// TestCancelled: a call whose context ends while it waits for the person returns an error,
+// deletes nothing and leaves no goroutine behind (goleak in TestMain).
+func TestCancelled(t *testing.T) {
+	b := newBackend(t)
+	tool := b.goTool(time.Minute)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		if id := b.svc.NextCase(done); id != "" {
+			cancel()
+		}
+	}()
+	res, err := tool.Handle(ctx, call("delete_file")) // no URL elicitation: it waits
+	if err == nil || b.deleted.Load() != 0 {
+		t.Fatalf("Handle = %+v, %v; want an error, nothing deleted", res, err)
+	}
+}
+
+// TestToolIncomplete: a Tool without its required fields refuses every call.
+func TestToolIncomplete(t *testing.T) {
+	res, err := (&hitlmcpgo.Tool{Secret: []byte("short")}).Handle(t.Context(), call("x"))
+	if err == nil || !strings.Contains(err.Error(), "Secret") {
+		t.Fatalf("Handle = %+v, %v", res, err)
+	}
+}
+
