@@ -144,7 +144,10 @@ func modern(ctx context.Context) context.Context {
 func TestStateSealedAndSingleUse(t *testing.T) {
 	b := newBackend(t)
 	tool := b.goTool(3 * time.Second)
-	tool.Caller = func(ctx context.Context, _ mcp.CallToolRequest) string { s, _ := ctx.Value(callerKey{}).(string); return s }
+	tool.Caller = func(ctx context.Context, _ mcp.CallToolRequest) string {
+		s, _ := ctx.Value(callerKey{}).(string)
+		return s
+	}
 	ctx := context.WithValue(modern(t.Context()), callerKey{}, "alice")
 	req := call("delete_file")
 	req.Params.Arguments = map[string]any{"path": "/tmp/report.txt"}
@@ -173,7 +176,9 @@ func TestStateSealedAndSingleUse(t *testing.T) {
 	for name, try := range map[string]func() (*mcp.CallToolResult, error){
 		"altered":         func() (*mcp.CallToolResult, error) { return retry(ctx, args, state[:len(state)-2]+"AA") },
 		"other arguments": func() (*mcp.CallToolResult, error) { return retry(ctx, map[string]any{"path": "/etc"}, state) },
-		"another caller":  func() (*mcp.CallToolResult, error) { return retry(context.WithValue(ctx, callerKey{}, "mallory"), args, state) },
+		"another caller": func() (*mcp.CallToolResult, error) {
+			return retry(context.WithValue(ctx, callerKey{}, "mallory"), args, state)
+		},
 	} {
 		if res, err := try(); !errors.Is(err, hitlmcp.ErrBadState) {
 			t.Errorf("%s: %+v, %v; want ErrBadState", name, res, err)
@@ -215,4 +220,3 @@ func TestToolIncomplete(t *testing.T) {
 		t.Fatalf("Handle = %+v, %v", res, err)
 	}
 }
-
