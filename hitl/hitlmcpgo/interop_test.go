@@ -96,29 +96,43 @@ func newPipes(t *testing.T) *pipes {
 	return p
 }
 
-// serveMCPGo serves tool (as delete_file) on an mcp-go server over p's server side.
-func serveMCPGo(t *testing.T, p *pipes, tool *hitlmcpgo.Tool) {
+// serveMCPGo serves tool (as delete_file) on an mcp-go server over p's server side; the
+// result is the protocol revision of the last call.
+func serveMCPGo(t *testing.T, p *pipes, tool *hitlmcpgo.Tool) func() string {
 	t.Helper()
+	var rev atomic.Value
+	rev.Store("")
 	s := server.NewMCPServer("files", "1", server.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("delete_file"), tool.Handle)
+	s.AddTool(mcp.NewTool("delete_file"), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		rev.Store(server.RequestProtocolVersion(ctx))
+		return tool.Handle(ctx, req)
+	})
 	stdio := server.NewStdioServer(s)
-	stdio.SetErrorLogger(log.New(io.Discard, "", 0))
+	stdio.SetErrorLogger(discard)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = stdio.Listen(ctx, p.sr, p.sw) }()
 	t.Cleanup(func() { cancel(); _ = p.sr.Close(); _ = p.sw.Close(); <-done })
+	return func() string { return rev.Load().(string) }
 }
 
-// serveSDK serves tool (as delete_file) on a go-sdk server over p's server side.
-func serveSDK(t *testing.T, p *pipes, tool *hitlmcp.Tool) {
+// serveSDK serves tool (as delete_file) on a go-sdk server over p's server side; the
+// result is the protocol revision of the last call.
+func serveSDK(t *testing.T, p *pipes, tool *hitlmcp.Tool) func() string {
 	t.Helper()
+	var rev atomic.Value
+	rev.Store("")
 	s := gomcp.NewServer(&gomcp.Implementation{Name: "files", Version: "1"}, nil)
-	s.AddTool(&gomcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, tool.Handle)
+	s.AddTool(&gomcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *gomcp.CallToolRequest) (*gomcp.CallToolResult, error) {
+		rev.Store(req.ProtocolVersion())
+		return tool.Handle(ctx, req)
+	})
 	ss, err := s.Connect(context.Background(), &gomcp.IOTransport{Reader: p.sr, Writer: p.sw}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ss.Close(); _ = ss.Wait() })
+	return func() string { return rev.Load().(string) }
 }
 
 // sdkClient connects a go-sdk client with options o over p's client side at revision rev.
@@ -222,11 +236,14 @@ func TestSDKClientToMCPGoTool(t *testing.T) {
 			t.Run(rev+" "+o.action, func(t *testing.T) {
 				b := newBackend(t)
 				p := newPipes(t)
-				serveMCPGo(t, p, b.goTool(3*time.Second))
+				spoke := serveMCPGo(t, p, b.goTool(3*time.Second))
 				cs := sdkClient(t, p, rev, hitlmcp.ClientOptions(decide(t, b, o.action), nil))
 				res, err := cs.CallTool(t.Context(), &gomcp.CallToolParams{Name: "delete_file"})
 				if err != nil || sdkText(res) != o.want || res.IsError != o.isError || b.deleted.Load() != o.deleted {
 					t.Fatalf("CallTool = %+v %q, %v; deleted %d; want %q isError=%v deleted %d", res, sdkText(res), err, b.deleted.Load(), o.want, o.isError, o.deleted)
+				}
+				if spoke() != rev {
+					t.Errorf("the call spoke %q, want %q", spoke(), rev)
 				}
 			})
 		}
@@ -241,7 +258,7 @@ func TestMCPGoClientToSDKTool(t *testing.T) {
 			t.Run(rev+" "+o.action, func(t *testing.T) {
 				b := newBackend(t)
 				p := newPipes(t)
-				serveSDK(t, p, b.sdkTool(3*time.Second))
+				spoke := serveSDK(t, p, b.sdkTool(3*time.Second))
 				c := goClient(t, p, rev, hitlmcpgo.ClientOptions(decide(t, b, o.action), nil)...)
 				req := mcp.CallToolRequest{}
 				req.Params.Name = "delete_file"
@@ -249,7 +266,13 @@ func TestMCPGoClientToSDKTool(t *testing.T) {
 				if err != nil || goText(res) != o.want || res.IsError != o.isError || b.deleted.Load() != o.deleted {
 					t.Fatalf("CallTool = %+v %q, %v; deleted %d; want %q isError=%v deleted %d", res, goText(res), err, b.deleted.Load(), o.want, o.isError, o.deleted)
 				}
+				if spoke() != rev {
+					t.Errorf("the call spoke %q, want %q", spoke(), rev)
+				}
 			})
 		}
 	}
 }
+
+// discard keeps mcp-go's stdio server quiet in tests.
+var discard = log.New(io.Discard, "", 0)
