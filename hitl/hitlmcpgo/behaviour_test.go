@@ -3,7 +3,9 @@ package hitlmcpgo_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	gomcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcp"
 	"github.com/hitlkit/hitlkit/hitl/hitlmcpgo"
 	hitltransport "github.com/hitlkit/hitlkit/transport"
@@ -219,4 +222,31 @@ func TestToolIncomplete(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Secret") {
 		t.Fatalf("Handle = %+v, %v", res, err)
 	}
+}
+
+// TestNoPersonNeeded: a backend that answers at once (no 202) is the tool's result from
+// Result(resp, nil), with the response body still open.
+func TestNoPersonNeeded(t *testing.T) {
+	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "gone") }))
+	defer svc.Close()
+	c, err := hitl.NewClient(hitltransport.WithAllowPrivateAddresses())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &hitlmcpgo.Tool{Client: c, Secret: secret,
+		Call: func(ctx context.Context, _ mcp.CallToolRequest) (*http.Request, error) {
+			return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL, nil)
+		},
+		Result: func(_ context.Context, resp *http.Response, r *hitltransport.Result) (*mcp.CallToolResult, error) {
+			if r != nil || resp == nil {
+				return nil, errors.New("want the backend's response")
+			}
+			b, err := io.ReadAll(resp.Body)
+			return mcp.NewToolResultText(string(b)), err
+		}}
+	res, err := tool.Handle(modern(t.Context()), call("delete_file"))
+	if err != nil || res.IsError || goText(res) != "gone" {
+		t.Fatalf("Handle = %+v (%q), %v; want the backend's answer", res, goText(res), err)
+	}
+
 }
