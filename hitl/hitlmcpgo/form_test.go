@@ -111,4 +111,3 @@ func TestFormPutBackSDKClient(t *testing.T) {
 		})
 	}
 }
-
