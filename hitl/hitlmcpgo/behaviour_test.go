@@ -250,3 +250,53 @@ func TestNoPersonNeeded(t *testing.T) {
 	}
 
 }
+
+// TestLateApproval: on 2025-11-25 a person slower than Check: the first call, whose link
+// went out as a URL elicitation, ends "not done" naming the link; the person approves; the
+// model's repeat of the call joins the open case and deletes once — for a go-sdk and an
+// mcp-go client of a hitlmcpgo tool.
+func TestLateApproval(t *testing.T) {
+	for _, kind := range []string{"go-sdk", "mcp-go"} {
+		t.Run(kind, func(t *testing.T) {
+			b := newBackend(t)
+			p := newPipes(t)
+			serveMCPGo(t, p, b.goTool(1500*time.Millisecond))
+			var links []string
+			forward := func(_ context.Context, it *hitl.Interrupt) error {
+				links = append(links, it.Case.ReviewURL)
+				return nil
+			}
+			var callTool func() (bool, string, error)
+			if kind == "go-sdk" {
+				cs := sdkClient(t, p, "2025-11-25", hitlmcp.ClientOptions(forward, nil))
+				callTool = func() (bool, string, error) {
+					res, err := cs.CallTool(t.Context(), &gomcp.CallToolParams{Name: "delete_file"})
+					if err != nil {
+						return false, "", err
+					}
+					return res.IsError, sdkText(res), nil
+				}
+			} else {
+				c := goClient(t, p, "2025-11-25", hitlmcpgo.ClientOptions(forward, nil)...)
+				callTool = func() (bool, string, error) {
+					res, err := c.CallTool(t.Context(), call("delete_file"))
+					if err != nil {
+						return false, "", err
+					}
+					return res.IsError, goText(res), nil
+				}
+			}
+			isError, text, err := callTool()
+			if err != nil || !isError || len(links) != 1 || !strings.Contains(text, links[0]) {
+				t.Fatalf("CallTool = isError %v %q, %v; links %q; want not done naming the elicited link", isError, text, err, links)
+			}
+			if err := b.svc.Respond(caseOf(t, links[0]), "approve", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			isError, text, err = callTool()
+			if err != nil || isError || text != "deleted" || b.deleted.Load() != 1 || opened(b) != 1 {
+				t.Fatalf("the repeat = isError %v %q, %v; deleted %d, %d cases; want the late approval, once", isError, text, err, b.deleted.Load(), opened(b))
+			}
+		})
+	}
+}

@@ -34,7 +34,8 @@ const DefaultCheck = 5 * time.Second
 // DefaultStateTTL is how long a requestState stays valid when the case gives no expiry.
 const DefaultStateTTL = 24 * time.Hour
 
-// Protocol revisions.
+// Protocol revisions: from Rev20260728 a tool asks with an input-required result; URL-mode
+// elicitation exists from Rev20251125.
 const (
 	Rev20260728 = "2026-07-28"
 	Rev20251125 = "2025-11-25"
@@ -54,7 +55,10 @@ var (
 // requestState, a call without params): the adapters send it as a JSON-RPC error.
 type RefusedError struct{ Err error }
 
+// Error is the refused request's reason.
 func (e *RefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap is the reason, for errors.Is (ErrBadState, ErrReplayed).
 func (e *RefusedError) Unwrap() error { return e.Err }
 
 // Refuse wraps err as a [RefusedError].
@@ -62,7 +66,10 @@ func Refuse(err error) error { return &RefusedError{Err: err} }
 
 // Ledger records which paused calls have returned the person's result (see hitlmcp.Ledger).
 type Ledger interface {
+	// Spent reports whether the call id has returned its result.
 	Spent(ctx context.Context, id string) (bool, error)
+	// Spend records that the call id returns its result now, and reports whether this is
+	// the first time.
 	Spend(ctx context.Context, id string, until time.Time) (bool, error)
 }
 
