@@ -300,3 +300,53 @@ func TestLateApproval(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartMidWait: a 2026-07-28 call paused by one process is retried, after the person
+// approved, against a new Tool (a restarted process or another replica: the same Secret and
+// Ledger, none of the first's memory): it deletes once; a replay to the first is refused;
+// two paused calls with other arguments are kept apart.
+func TestRestartMidWait(t *testing.T) {
+	b := newBackend(t)
+	ledger := &hitlmcp.MemoryLedger{}
+	before, after := b.goTool(3*time.Second), b.goTool(3*time.Second)
+	before.Ledger, after.Ledger = ledger, ledger
+	ctx := modern(t.Context())
+	paused := func(path string) (string, string) {
+		req := call("delete_file")
+		req.Params.Arguments = map[string]any{"path": path}
+		res, err := before.Handle(ctx, req)
+		if err != nil || !res.NeedsInput() {
+			t.Fatalf("Handle = %+v, %v; want input_required", res, err)
+		}
+		return res.RequestState, res.InputRequests["review"].Elicitation.URL
+	}
+	stateA, linkA := paused("/a")
+	stateB, linkB := paused("/b")
+	if linkA == linkB {
+		t.Fatal("two calls with other arguments share a case")
+	}
+	if err := b.svc.Respond(caseOf(t, linkA), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	retry := func(tool *hitlmcpgo.Tool, path, state string) (*mcp.CallToolResult, error) {
+		req := call("delete_file")
+		req.Params.Arguments = map[string]any{"path": path}
+		req.Params.RequestState = state
+		return tool.Handle(ctx, req)
+	}
+	if res, err := retry(after, "/b", stateA); !errors.Is(err, hitlmcp.ErrBadState) {
+		t.Fatalf("/a's state for /b = %+v, %v; want ErrBadState", res, err)
+	}
+	if res, err := retry(after, "/a", stateA); err != nil || goText(res) != "deleted" || b.deleted.Load() != 1 {
+		t.Fatalf("retry after the restart = %+v, %v; want deleted once", res, err)
+	}
+	if res, err := retry(before, "/a", stateA); !errors.Is(err, hitlmcp.ErrReplayed) || b.deleted.Load() != 1 {
+		t.Fatalf("replay to the first = %+v, %v; want ErrReplayed", res, err)
+	}
+	if err := b.svc.Respond(caseOf(t, linkB), "reject", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := retry(after, "/b", stateB); err != nil || !res.IsError || b.deleted.Load() != 1 {
+		t.Fatalf("/b rejected = %+v, %v; want isError, nothing more deleted", res, err)
+	}
+}
