@@ -119,7 +119,8 @@ func (a *agent) call(t *testing.T, typ, body string) (*hitl.Interrupt, <-chan ou
 			mu      sync.Mutex
 			updates []hitl.Update
 		)
-		resp, err := a.client.Do(t.Context(), req, &hitl.CallOptions{Wait: &hitl.WaitOptions{OnUpdate: func(u hitl.Update) {
+		// The agent reads every decision from the Result: a "no" is no error here.
+		resp, err := a.client.Do(t.Context(), req, &hitl.CallOptions{EveryDecisionOK: true, Wait: &hitl.WaitOptions{OnUpdate: func(u hitl.Update) {
 			mu.Lock()
 			defer mu.Unlock()
 			updates = append(updates, u)
