@@ -1,15 +1,15 @@
 package temporal_test
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/readme"
 )
 
-// TestREADME type-checks the README's blocks that use this module.
+// TestREADME type-checks the Go blocks of every Markdown file of the repository that use this
+// module, and those of its own README.
 func TestREADME(t *testing.T) {
-	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 1, readme.Using("temporal."), `package snippet
+	readme.CheckRepository(t, 1, readme.Either(readme.Using("temporal."), readme.In("hitl/temporal")), `package snippet
 
 import (
 	"context"

@@ -1,6 +1,7 @@
-// Package readme type-checks the Go blocks of the repository's README.md, so that the
-// README's code is code that compiles: each module's tests check the blocks that use its
-// packages.
+// Package readme checks the repository's Markdown files: every Go block type-checks (each
+// module's tests check the blocks that use its packages, in every Markdown file of the
+// repository), every relative link resolves, every test a document names exists, and every
+// shell command shown is one CI runs or one whose packages, tests and flags exist.
 package readme
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -76,9 +78,10 @@ var RootPackages = map[string]string{
 // checked by that module's tests.
 var Nested = []string{"hitlmcp.", "hitladk.", "mcp.", "temporal.", "hitlslack.", "slack.", "hitleino.", "hitlgenkit.", "adk.", "genkit."}
 
-// Block is one Go block of the README.
+// Block is one Go block of a Markdown file.
 type Block struct {
-	Line int // of the opening fence in README.md
+	File string // the Markdown file, relative to the repository's root ("README.md" when unknown)
+	Line int    // of the opening fence
 	Code string
 }
 
@@ -128,8 +131,15 @@ func source(b Block, packages map[string]string) string {
 	for _, n := range names {
 		fmt.Fprintf(&f, "\t%s %q\n", n, packages[n])
 	}
-	fmt.Fprintf(&f, ")\n\nfunc _() error {\n//line README.md:%d\n%s\treturn nil\n}\n", b.Line+1, b.Code)
+	fmt.Fprintf(&f, ")\n\nfunc _() error {\n//line %s:%d\n%s\treturn nil\n}\n", b.name(), b.Line+1, b.Code)
 	return f.String()
+}
+
+func (b Block) name() string {
+	if b.File == "" {
+		return "README.md"
+	}
+	return b.File
 }
 
 // UsesNested reports whether a block uses a package of another module.
@@ -169,7 +179,7 @@ func exportData(t testing.TB, packages map[string]string) map[string]string {
 
 // Check type-checks each block against the packages (by the name a block uses them by),
 // with stubs (a file of package snippet) for the reader's own names, and fails t for each
-// block that does not compile, naming its line in the README. "Declared and not used" is
+// block that does not compile, naming its file and line. "Declared and not used" is
 // allowed: a snippet shows a call, not what the reader does with its result. The export data
 // of the packages comes from the go command, run in the current directory's module.
 func Check(t testing.TB, blocks []Block, stubs string, packages map[string]string) {
@@ -190,7 +200,7 @@ func Check(t testing.TB, blocks []Block, stubs string, packages map[string]strin
 	for _, b := range blocks {
 		file, err := parser.ParseFile(fset, fmt.Sprintf("snippet_%d.go", b.Line), source(b, packages), parser.ParseComments)
 		if err != nil {
-			t.Errorf("README.md:%d: %v", b.Line, err)
+			t.Errorf("%s:%d: %v", b.name(), b.Line, err)
 			continue
 		}
 		var problems []string
@@ -202,12 +212,12 @@ func Check(t testing.TB, blocks []Block, stubs string, packages map[string]strin
 		}}
 		_, _ = conf.Check("snippet", fset, []*ast.File{stubFile, file}, nil)
 		for _, p := range problems {
-			t.Errorf("README block at line %d does not compile: %s", b.Line, p)
+			t.Errorf("the Go block at %s:%d does not compile: %s", b.name(), b.Line, p)
 		}
 	}
 }
 
-// CheckFile type-checks the Go blocks of the README at path for which keep reports true (see
+// CheckFile type-checks the Go blocks of the Markdown file at path for which keep reports true (see
 // Check), failing t when there are fewer than atLeast of them.
 func CheckFile(t testing.TB, path string, atLeast int, keep func(Block) bool, stubs string, packages map[string]string) {
 	t.Helper()
@@ -228,7 +238,130 @@ func CheckFile(t testing.TB, path string, atLeast int, keep func(Block) bool, st
 	Check(t, blocks, stubs, packages)
 }
 
+// In keeps the blocks of the Markdown files under dir (a path relative to the repository's
+// root, "hitl/hitladk"): a nested module's README.
+func In(dir string) func(Block) bool {
+	return func(b Block) bool { return strings.HasPrefix(b.File, strings.TrimSuffix(dir, "/")+"/") }
+}
+
+// Either keeps the blocks that a or b keeps.
+func Either(a, b func(Block) bool) func(Block) bool {
+	return func(x Block) bool { return a(x) || b(x) }
+}
+
+// NestedDirs returns the directory of every nested module of the repository at root,
+// relative to root.
+func NestedDirs(t testing.TB, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.Name() == "go.mod" && filepath.Dir(path) != root {
+			rel, err := filepath.Rel(root, filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
 // Using keeps the blocks that use name ("hitlmcp.").
 func Using(name string) func(Block) bool {
 	return func(b Block) bool { return strings.Contains(b.Code, name) }
+}
+
+// CheckRepository type-checks the Go blocks of every Markdown file of the repository (see
+// [MarkdownFiles]) for which keep reports true (see [Check]), failing t when there are fewer
+// than atLeast of them. A module's tests call it with the blocks that use its packages.
+func CheckRepository(t testing.TB, atLeast int, keep func(Block) bool, stubs string, packages map[string]string) {
+	t.Helper()
+	root := Root(t)
+	var blocks []Block
+	for _, name := range MarkdownFiles(t, root) {
+		f, err := os.Open(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range GoBlocks(f) {
+			b.File = name
+			if keep(b) {
+				blocks = append(blocks, b)
+			}
+		}
+		f.Close()
+	}
+	if len(blocks) < atLeast {
+		t.Fatalf("found %d Go blocks to check in the repository's Markdown files, want at least %d", len(blocks), atLeast)
+	}
+	Check(t, blocks, stubs, packages)
+}
+
+// Module is the root module's path: [Root] looks for its go.mod.
+const Module = "github.com/hitlkit/hitlkit"
+
+// Root returns the repository's root: the nearest directory at or above the current one
+// whose go.mod declares [Module].
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if raw, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(raw), "\n") {
+				if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && f[1] == Module {
+					return dir
+				}
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no directory above the current one holds the go.mod of %s", Module)
+		}
+		dir = parent
+	}
+}
+
+// MarkdownFiles returns every Markdown file under root (its path relative to root, with
+// forward slashes, sorted), leaving out hidden directories and node_modules (packages npm
+// installed, not the repository's own).
+func MarkdownFiles(t testing.TB, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasSuffix(d.Name(), ".md") {
+			rel, err := filepath.Rel(root, path)
+			if err != nil {
+				return err
+			}
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
 }
