@@ -1,6 +1,22 @@
 // Package hi implements HumanInteraction (the HI protocol for agents): a message an agent's
 // model writes to say what it needs from which people, and decisions that need several of
-// them.
+// them, fanned out over HXP or HITL and resolved by a policy into one [transport.Result] whose
+// Approved is the only go-ahead.
+//
+//	interaction, err := hi.Parse(modelOutput) // every problem at once; ParseError.ForModel for the model
+//	if err != nil {
+//		return err
+//	}
+//	ask := hi.OverHXP(hxpClient, func(it *hi.Interaction, p hi.Participant) *hxp.Request {
+//		return &hxp.Request{AgentID: p.ID, Approve: &hxp.Approve{Item: it.AgentOutput.Summary, Details: details}}
+//	})
+//	res, tally, err := hi.FanOut(ctx, interaction, ask, nil) // one request per participant
+//	if err != nil {
+//		return err // the outcome is unknown
+//	}
+//	if !res.Approved() {
+//		return nil // the policy did not approve: tally says why
+//	}
 //
 // [Parse] reads a model's message leniently in form and strictly in meaning, returning every
 // problem at once with its JSON path ([*ParseError]; ForModel renders them for the model).
@@ -17,6 +33,38 @@
 // [transport.Credential], WithPollInterval, WithMaxBody, WithRequestTimeout,
 // WithMaxPollsInFlight, WithAllowPrivateAddresses). The endpoint must be
 // at an https URL on a public address unless those options say otherwise.
+//
+// # Policies and fan-out
+//
+// hi implements HumanInteraction, a message an agent's model writes to say what it needs from
+// which people. hi.Parse forgives form (snake_case keys, enum case, numbers as strings) and
+// reports every problem of meaning at once, each at its JSON path; ParseError.ForModel() is the
+// text to send back to the model, and hi.Schema() the JSON Schema for structured output.
+// Resolution policies — first_response, majority (of the participants, over any action),
+// all_required, quorum:N — are evaluated by hi.Evaluate, one vote per participant (a later
+// vote replaces an earlier one until the interaction resolves; votes after it, from
+// non-participants or with actions not offered are refused), with the tally explained.
+//
+// FanOut asks everyone at once (over HXP, or HITL with hi.OverHITL) and returns as soon as
+// the policy decides: the waits still open are stopped, and HXP requests no longer needed are
+// cancelled. hi.Client talks to an HI endpoint at the spec's illustrative routes.
+//
+// # Reliability and security: what the tests hold
+//
+//   - A model writing participants and __participants__, or resolution_policy and
+//     resolutionPolicy: a ParseError naming both keys, the same on every parse
+//     (TestKeysThatNormaliseAlike).
+//   - Participant ids are compared after NFKC and case folding; invisible or look-alike ids
+//     (ana + U+200B, U+202E + ana, Cyrillic а, Greek α, a soft hyphen) are a ParseError;
+//     a response from P1 or Ｐ1 is p1's one vote (TestParticipantIdentity,
+//     FuzzParticipantKey).
+//   - A message naming 101 participants is refused before anyone is asked
+//     (FanOutOptions.MaxParticipants raises the limit of 100); responses are tallied in constant
+//     time each (TestFanOutParticipantLimit; BenchmarkFanOut, figures in examples/scale's
+//     README).
+//   - An answer about another interaction is never the Result: an error matching
+//     transport.ErrMismatch (TestWaitNeverReturnsAnotherInteraction).
+//   - FuzzParse runs the message parser.
 //
 // # Bounded work
 //

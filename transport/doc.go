@@ -2,6 +2,21 @@
 // shares: the [Result] every wait yields, [Credential], [Waiter], the errors and the options
 // every client takes.
 //
+//	w := &transport.Wait[*transport.Result]{
+//		URL:    "https://approvals.example/42", // the source of truth, polled within its Retry-After
+//		Decode: decode,                          // yours: a 200's body to (result, done, error)
+//		Push:   pushes,                          // optional: sources that wake the wait or settle it
+//	}
+//	res, err := w.Run(ctx)
+//	if err != nil {
+//		return err // the outcome is unknown
+//	}
+//	if !res.Approved() {
+//		return nil // no go-ahead: a no, an expiry (whatever its default), a cancellation, a failure
+//	}
+//
+// The example of Wait is this in full, against a service of its own.
+//
 // A [Wait] polls the source of truth, paced by the server (Retry-After, ETag and 304, 429
 // and 5xx backoff, a bound on polls in flight), while push sources — an event stream,
 // callbacks, an A2A stream or push notification, a WebSocket, a caller's [Waiter] — run
@@ -93,4 +108,115 @@
 // in-memory exporters (TestNoSecretInTelemetry sends secrets through every path and scans
 // every span, event, metric and audit record), and an Example printing a wait through the
 // SDK's stdout exporters.
+//
+// # Errors
+//
+// Completed (whatever the action: a
+// reject is a completed case), expired (DefaultApplied set, Action empty) and cancelled
+// are Results. Errors are typed: *hitl.InvalidError names each broken field
+// (errors.Is(err, hitl.ErrInvalid)), *transport.StatusError matches ErrNotFound (404, 410)
+// and ErrUnauthorized (401, 403); ErrPastExpiry when expires_at plus a grace passed
+// without the service saying so; otherwise context.Cause(ctx).
+//
+// # Pacing
+//
+// Retry-After (seconds or HTTP-date) on 200, 304, 429 and 503, clamped to
+// [1 s, 5 min] (WithPollIntervals); 30 s when the service gives none; jittered exponential
+// backoff on 429, 5xx, timeouts and network errors, which never end a wait. Polls never follow
+// redirects. At most 1,000 polls of one service are in flight at once per client
+// (WithMaxPollsInFlight); the rest wait their turn, so a restart that resumes thousands of
+// waits, or a service slower than the pace it asked for, queues polls in the agent instead of
+// opening connection after connection. The A2A, HXP and HI clients bound theirs the same way
+// (the same transport.WithMaxPollsInFlight); the A2A waits of a hitl.Client share its
+// bound.
+//
+// # Event streams
+//
+// Reconnect with Last-Event-ID after a drop, a clean close, or 90 s
+// without a byte (heartbeat comments count), after the server's retry: or Retry-After or a
+// jittered backoff, all within [1 s, 1 min]; an event cut off by a drop is never delivered, and
+// one the server sends again is dropped. Events may be up to 1 MiB. A notification is the
+// Result by itself only when it carries the complete outcome and comes from the service's own
+// stream (or is a signed callback the caller chose to trust); otherwise it makes the wait poll,
+// and no poll follows another within a second. A terminal event that is unreadable or about
+// another case decides nothing and ends the following of that stream; polling carries on.
+//
+// Bodies are bounded in size and time: Do reads a 202 or A2A body within 30 s
+// (WithReadTimeout; ErrBodyTimeout) whatever the caller's context, each poll has its own
+// 30 s timeout, and event streams have a 90 s idle watchdog: leave the http.Client's
+// Timeout at 0, which would otherwise cut every long-lived stream.
+//
+// # Security
+//
+// Every client (hitl, a2a, hxp, hi) keeps the same address rules, in one
+// implementation: service and agent URLs must be HTTPS (transport.WithAllowPrivateAddresses
+// admits http://localhost and http://127.0.0.1 for development); any other URL is refused before a
+// request is sent (transport.ErrRefusedAddress), and hxp and hi refuse such a base URL in
+// NewClient. The agent's credential goes only to the origin the agent called — the first
+// request of a redirect chain, never the host a redirect pointed at (hitl.WithTrustedOrigins
+// widens that); no request a client makes itself (polls, event streams, task queries, submits,
+// HXP and HI calls) follows a redirect (TestNoRedirectFollowed). Service URLs (from a 202, an
+// A2A endpoint, an HXP or HI base) are dialled through a dialer that resolves the host itself
+// and refuses hosts that resolve to loopback, private, link-local or unspecified addresses
+// (transport.ErrRefusedAddress again; transport.WithAllowPrivateAddresses lifts it; a RoundTripper of your own that is not
+// an *http.Transport is not wrapped, so check addresses in its dialer). TestAddressRules holds every client to these rules. Review tokens and credentials never appear in logs, error strings, or a
+// Case's String/GoString/LogValue; what a server echoes back into an error is cut to a
+// few hundred bytes and has every secret of the request replaced by [redacted]. Logging is
+// off unless you pass a *slog.Logger.
+//
+// # Security: what the tests hold
+//
+//   - Every client (hitl, a2a, hxp, hi) keeps the address rules above, in one implementation
+//     (TestAddressRules).
+//   - A host name that resolves to loopback, private, link-local, unspecified, IPv4-mapped,
+//     NAT64 or IPv4-translated addresses of those: the clients' dialer checks every resolved
+//     address and dials the one it checked; the refusal ends the wait at once — the loopback
+//     server is reached 0 times, and once with loopback allowed
+//     (TestPublicDialerRefusesWhatNamesResolveTo, TestServiceURLsDialPublicOnly).
+//   - No request a client makes itself (polls, event streams, task queries, submits, HXP and HI
+//     calls) follows a redirect (TestNoRedirectFollowed).
+//   - Every wait leaves no goroutine behind on any path: the time-based tests run under
+//     testing/synctest, which fails on a leaked goroutine, and every package's tests end with a
+//     goleak check.
+//
+// # Dependencies
+//
+// The core module's dependencies, each pinned in go.mod and used only behind internal/ (none
+// of their types is in a public API):
+//
+//   - github.com/hashicorp/go-retryablehttp v0.7.8: what for: retries of the discovery
+//     document (internal/retry: its logging off, GET and HEAD only)
+//   - github.com/cenkalti/backoff/v4 v4.3.0: what for: jittered exponential backoff
+//     (internal/backoff)
+//   - github.com/coder/websocket v1.8.15: what for: the HXP WebSocket (internal/ws)
+//   - github.com/sosodev/duration v1.4.0: what for: ISO 8601 durations in timeout
+//     (internal/duration)
+//   - golang.org/x/text v0.41.0: what for: case folding and normalisation of HI identifiers
+//   - go.etcd.io/bbolt v1.4.3: what for: the file store, hitl/filestore only: importing hitl
+//     links no bbolt
+//   - github.com/google/go-cmp, go.uber.org/goleak: what for: tests only
+//
+// Vulnerabilities. The check is govulncheck ./... in each module (go install
+// golang.org/x/vuln/cmd/govulncheck@v1.9.0); it reads the Go vulnerability database online, so
+// CI does not run it. hitl/hitladk pins google.golang.org/grpc v1.85.0 (GO-2026-6061 is fixed
+// in v1.82.1), go.opentelemetry.io/otel v1.46.0 (GO-2026-5158), golang.org/x/net v0.62.0
+// (GO-2026-5942) and golang.org/x/crypto v0.58.0, which need Go 1.26; hitl/temporal,
+// hitl/temporal/servertest, examples/durable and a2a/interop pin the same grpc and
+// x/net (and servertest the same otel and x/crypto). otel stays at v1.46.0:
+// v1.47.0 moves otel/log to v1.47.0, whose API ADK Go v2.0.0's telemetry does not compile
+// against. The root module and hitl/hitlmcp pin golang.org/x/sys v0.47.0, the newest for Go
+// 1.25.
+//
+// Not used: r3labs/sse/v2, the event-stream client the design first named. It has been
+// unmaintained since January 2023: the fixes for its context handling and for the goroutine its
+// read loop leaks after an unsubscribe were never merged (r3labs/sse#178 is still open), it
+// requires a golang.org/x/net from 2019, and it hands every event from its own goroutine to
+// the caller's over a channel. The official Go SDKs of both protocols we stream from, a2a-go
+// and the MCP Go SDK, read their own streams too. hitlkit's reader (internal/sse) reads on the
+// caller's goroutine and is tested against the WHATWG event-stream grammar where servers
+// differ or get it wrong: LF, CR and CRLF line ends, mixed; a leading byte order mark; NUL in
+// id:; retry: values that are not a number of milliseconds; a last event cut off by the end
+// of the stream (never delivered); an event over the size limit — each read whole, byte by byte
+// and in halves (TestReadGrammar), as real servers send them (TestSubscribeParsing), and
+// under two fuzz targets (FuzzRead: the same events however the bytes arrive; FuzzConnect).
 package transport

@@ -1,22 +1,3 @@
-// Package a2atest provides fake A2A peers for tests and demos: an [Agent] that pauses its
-// tasks for tool approval the way Hector does, on all four bindings (JSON-RPC and REST, A2A
-// 0.3 and 1.0), and a [Relay] that holds every task until a scripted administrator approves
-// or rejects it, the way the Swarmd relay does.
-//
-// The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
-// with a testing.TB: [NewAgent] and [NewRelay] bind loopback only and close when the test
-// ends; [NewMemoryAgent] and [NewMemoryRelay] serve over an in-memory transport, for
-// testing/synctest bubbles; [NewUnstartedAgent] and [NewUnstartedRelay] with Start (or
-// [Agent.StartTLS]) are for programs, which call Close themselves. [WithProfile] and
-// [Profiles] choose which real agents it behaves as; [Agent.FailNext] injects faults (id ""
-// means any task); Requests is the log of what each fake received. Called inside a
-// testing/synctest bubble, where a loopback connection would hang the test, NewAgent and
-// NewRelay fail the test at once.
-//
-// Leak checks (go.uber.org/goleak): goleak.VerifyTestMain in TestMain needs nothing more. A
-// per-test goleak.VerifyNone must run after the fake is closed: register it with t.Cleanup
-// before calling NewAgent or NewRelay (cleanups run last-in, first-out), not with defer, which runs before
-// the fake's own cleanup and reports its goroutines.
 package a2atest
 
 import (

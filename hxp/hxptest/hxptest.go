@@ -1,23 +1,3 @@
-// Package hxptest is a fake HXP v0.1 server for tests and demos, in the shape of
-// net/http/httptest: every endpoint of the HTTP binding (create, get, list, cancel, inbox,
-// resolve) and the WebSocket binding at both URL shapes in use (/hxp/ws/{id} as the spec
-// writes it, /hxp/ws?request_id= as the reference server serves it), bearer keys for the
-// agent and the human, timeouts with each fallback, evidence hashes, a scripted human and
-// injected faults.
-//
-// The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
-// with a testing.TB: [NewServer] binds loopback only and closes the server when the test
-// ends; [NewUnstartedServer] with [Server.Start] or [Server.StartTLS] is for programs,
-// which call Close themselves. [WithProfile] and [Profiles] choose which real servers it behaves as;
-// [Server.FailNext] injects faults (id "" means any request); [Server.Requests] is the log
-// of what it received. All methods are safe for concurrent use. Called inside a
-// testing/synctest bubble, where a loopback connection would hang the test, NewServer fails
-// the test at once.
-//
-// Leak checks (go.uber.org/goleak): goleak.VerifyTestMain in TestMain needs nothing more. A
-// per-test goleak.VerifyNone must run after the fake is closed: register it with t.Cleanup
-// before calling NewServer (cleanups run last-in, first-out), not with defer, which runs before
-// the fake's own cleanup and reports its goroutines.
 package hxptest
 
 import (
