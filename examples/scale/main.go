@@ -8,8 +8,9 @@
 //	go run ./examples/scale                          # six ways × 100, 1,000 and 10,000 waits; about 20 minutes
 //	go run ./examples/scale -waits 50 -window 2s     # a smoke run; 1 m 25 s on a busy machine
 //
-// The running times are those of the README's runs on a 2-core machine; each run prints its
-// own at the end. Each row of the table is printed as soon as it is measured, so a run
+// The running times are those of the runs in this directory's README.md, on a 2-core
+// machine, where the figures are, each with its command and the date it was measured; each
+// run prints its own at the end. Each row of the table is printed as soon as it is measured, so a run
 // stopped or failed late keeps the rows before.
 //
 // Every measurement runs in a fresh process (this program with -one), and the fake HITL

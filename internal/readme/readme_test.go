@@ -13,7 +13,7 @@ func TestMarkdownCompiles(t *testing.T) {
 	for _, dir := range NestedDirs(t, root) {
 		nested = append(nested, In(dir))
 	}
-	CheckRepository(t, 5, func(b Block) bool {
+	CheckRepository(t, 4, func(b Block) bool {
 		for _, in := range nested {
 			if in(b) {
 				return false
