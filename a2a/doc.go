@@ -26,6 +26,8 @@
 // discriminators, final) and the ProtoJSON of protocol 1.0 ("TASK_STATE_INPUT_REQUIRED"), over
 // JSON-RPC and HTTP+JSON (REST). Package a2atest has fake agents and relays for tests.
 //
+// # Reading and carrying tasks
+//
 // A response is read with [Decode] (one body) or [Client.Send] (one call) into an [Event];
 // [Classify] says what its task means for the caller: finished, still working, or paused —
 // for input, for authorisation, behind a relay that holds it until an administrator decides

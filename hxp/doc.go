@@ -24,6 +24,8 @@
 // even for an option called "Approve"; read the option from Action. Package hxptest is a fake
 // server for tests.
 //
+// # Requests and receipts
+//
 // [Client.Create] validates a [Request] against the spec (2–6 options, context ≤ 500
 // characters, default_option among the options, input types, well-formed validation) and
 // sends nothing when it fails. [Client.Wait] polls the request for the whole wait, the

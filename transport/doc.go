@@ -30,6 +30,8 @@
 // and package transporttest serves a fake service in memory, so that a wait runs in a
 // testing/synctest bubble.
 //
+// # Options and contexts
+//
 // Every client's NewClient (hitl, a2a, hxp, hi) takes [Option] values: the With functions
 // here, one name and one implementation each, mixed with the protocol package's own. A
 // client of one's own takes them the same way: [NewConfig] applies them with the same rules

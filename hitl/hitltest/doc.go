@@ -13,6 +13,8 @@
 //	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(`{}`))
 //	_, err = client.Do(ctx, req, nil) // errors.Is(err, hitl.ErrNotApproved): the human said no
 //
+// # What it serves
+//
 // It plays both sides an agent meets: the service that answers a call with a 202 and a hitl
 // object (POST /actions/{type}), and the review service behind it: the poll endpoint, an
 // event stream per case (Server-Sent Events with Last-Event-ID replay), signed callbacks to
