@@ -13,7 +13,7 @@
 //		return err
 //	}
 //	if p := a2a.NewPause(ep, ev.Task); p != nil {
-//		res, err := c.Run(ctx, p, ask, nil) // ask: an Asker that puts p.Prompt() to a person
+//		res, err := c.Run(ctx, p, ask, nil) // ask: an Asker; a2a.Approve(p) or a2a.Reject(p) answers
 //		if err != nil {
 //			return err // the outcome is unknown
 //		}
