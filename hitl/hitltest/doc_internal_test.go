@@ -11,7 +11,7 @@ import (
 // TestDocListsEveryBodyKey: the package documentation names every key a call's body may
 // carry, as the server reads them.
 func TestDocListsEveryBodyKey(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "hitltest.go", nil, parser.ParseComments|parser.PackageClauseOnly)
+	f, err := parser.ParseFile(token.NewFileSet(), "doc.go", nil, parser.ParseComments|parser.PackageClauseOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
