@@ -150,7 +150,8 @@ func serviceClient(hc *http.Client, allowPrivate bool, tel *telemetry.Telemetry)
 // through it.
 var defaultService = sync.OnceValue(func() *http.Client { return serviceClient(&http.Client{}, false, nil) })
 
-// Own returns an option of the client named client, named name ("acme.WithTenant"), that
+// Own returns an option of the client named client ("acme"), named name ("WithTenant": the
+// error names it "acme.WithTenant"), that
 // applies set to that client's own settings: the *T given to [NewConfig] as own. Given to
 // another client, it is refused with an error matching [ErrInvalidOption] that names both;
 // an error from set is refused naming its problem (its text should not hold the value).
@@ -158,6 +159,9 @@ func Own[T any](client, name string, set func(*T) error) Option {
 	return func(s *Settings) error {
 		t, ok := s.own.(*T)
 		if !ok {
+			if s.own == nil && s.client == client {
+				return clientopt.Refused(s.client, client+"."+name, "NewConfig was given no own settings for it (its own argument is nil)")
+			}
 			return clientopt.Refused(s.client, client+"."+name, "configures "+client+" clients only")
 		}
 		if err := set(t); err != nil {

@@ -21,19 +21,11 @@
 // the hitl_callback_url a call gave (retried after 1 s, 5 s and 30 s on a 5xx), a plain
 // review page, inline submit (POST /reviews/{id}/submit with its own submit token, checking
 // inline_actions and verification policies), reminders at the call's reminder_at times,
-// multi-round links (previous_case_id and next_case_id), and /.well-known/hitl.json. A call's
-// JSON body may ask for these: {"inline":true,"inline_actions":[…],"verification_policy":{…},
-// "reminder_at":[…],"previous_case_id":"…","context":{…},"timeout":"1h"}. A test scripts the human (Open, Progress, Remind, Respond, Cancel, Expire),
+// multi-round links (previous_case_id and next_case_id), and /.well-known/hitl.json.
+//
+// A test scripts the human (Open, Progress, Remind, Respond, Cancel, Expire),
 // injects faults (FailNext for polls, FailStream, FailCallback), and inspects what the agent
 // sent (Requests) and what the service sent it (Callbacks).
-//
-// It plays both sides an agent meets: the service that answers a call with a 202 and a hitl
-// object (POST /actions/{type}), and the review service behind it: the poll endpoint, an
-// event stream per case (Server-Sent Events with Last-Event-ID replay), signed callbacks to
-// the hitl_callback_url a call gave (retried after 1 s, 5 s and 30 s on a 5xx), a plain
-// review page, inline submit (POST /reviews/{id}/submit with its own submit token, checking
-// inline_actions and verification policies), reminders at the call's reminder_at times,
-// multi-round links (previous_case_id and next_case_id), and /.well-known/hitl.json.
 //
 // A call's body is empty or a JSON object; every key is optional, and these are all it reads:
 //
