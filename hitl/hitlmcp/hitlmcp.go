@@ -34,7 +34,8 @@ package hitlmcp
 
 import (
 	"context"
-	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,6 +43,7 @@ import (
 	"net/mail"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -94,10 +96,13 @@ var ErrNoAsker = errors.New("hitlmcp: form elicitation without a FormAsker")
 // client hands both to it).
 //
 // A URL-mode elicitation becomes an Interrupt of kind KindURLElicitation — its Case holds the
-// elicitation id as CaseID (a new random id when the server sent none, as 2026-07-28 input
-// requests do), the message as Prompt and the URL as ReviewURL — passed to
-// forward; once forwarded it is answered "accept" (the human continues on the server's page,
-// and the server says when it is done). A form-mode elicitation goes to ask; an accepted
+// elicitation id as CaseID (when the server sent none, as 2026-07-28 input requests do, an
+// id derived from the URL, the same each time), the message as Prompt and the URL as
+// ReviewURL — passed to forward; once forwarded it is answered "accept" (the human continues
+// on the server's page, and the server says when it is done). The same link asked for again
+// within 10 minutes (a 2026-07-28 tool call retried while the person takes their time) is
+// answered "accept" without forwarding it again; later, it is forwarded again as a reminder
+// (Interrupt.Reminder counts them). A handler remembers the last 1,024 links. A form-mode elicitation goes to ask; an accepted
 // answer is validated against the requested schema ([Form.Check]). One that breaks it is put
 // back to the human — the same form, with every problem and the next Round — up to
 // [DefaultRounds] rounds in all ([WithRounds] sets another bound); the last one is an
@@ -111,13 +116,58 @@ func ElicitationHandler(forward hitl.Forwarder, ask FormAsker, opts ...HandlerOp
 			o(&c)
 		}
 	}
+	seen := &forwarded{links: make(map[string]*link)}
 	return func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		if c.err != nil {
 			return nil, withCode(c.err, jsonrpc.CodeInternalError)
 		}
-		res, err := elicit(ctx, req, forward, ask, c.rounds)
+		res, err := elicit(ctx, req, forward, ask, c.rounds, seen)
 		return res, withCode(err, jsonrpc.CodeInternalError)
 	}
+}
+
+// The links a handler forwarded lately: a link asked for again within linkQuiet is not
+// forwarded again; at most maxLinks are remembered (the oldest forgotten first).
+const (
+	linkQuiet = 10 * time.Minute
+	maxLinks  = 1024
+)
+
+type forwarded struct {
+	mu    sync.Mutex
+	links map[string]*link
+}
+
+type link struct {
+	last      time.Time // when it was last forwarded
+	reminders int
+}
+
+// due reports whether key's link is to be forwarded now, and as which reminder; a forward
+// that then fails calls undo.
+func (f *forwarded) due(key string, now time.Time) (reminder int, forward bool, undo func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l, ok := f.links[key]
+	switch {
+	case ok && now.Sub(l.last) < linkQuiet:
+		return 0, false, nil
+	case ok:
+		prev := *l
+		l.last, l.reminders = now, l.reminders+1
+		return l.reminders, true, func() { f.mu.Lock(); *l = prev; f.mu.Unlock() }
+	}
+	if len(f.links) >= maxLinks {
+		oldest := ""
+		for k, v := range f.links {
+			if oldest == "" || v.last.Before(f.links[oldest].last) {
+				oldest = k
+			}
+		}
+		delete(f.links, oldest)
+	}
+	f.links[key] = &link{last: now}
+	return 0, true, func() { f.mu.Lock(); delete(f.links, key); f.mu.Unlock() }
 }
 
 // HandlerOption configures [ElicitationHandler] and [ClientOptions].
@@ -144,7 +194,7 @@ func WithRounds(n int) HandlerOption {
 
 // elicit is ElicitationHandler's work; a refusal of the request is JSON-RPC invalid params
 // (-32602), anything else goes out as internal error (-32603).
-func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder, ask FormAsker, rounds int) (*mcp.ElicitResult, error) {
+func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder, ask FormAsker, rounds int, seen *forwarded) (*mcp.ElicitResult, error) {
 	if req == nil || req.Params == nil {
 		return nil, refusal(errors.New("hitlmcp: elicitation without params"))
 	}
@@ -155,13 +205,19 @@ func elicit(ctx context.Context, req *mcp.ElicitRequest, forward hitl.Forwarder,
 			return nil, refusal(errors.New("hitlmcp: URL elicitation without a Forwarder"))
 		}
 		id := p.ElicitationID
-		if id == "" { // 2026-07-28 URL input requests carry no elicitationId
-			id = "mcp-" + rand.Text()
+		if id == "" { // 2026-07-28 URL input requests carry no elicitationId: one from the URL
+			sum := sha256.Sum256([]byte(p.URL))
+			id = "mcp-" + hex.EncodeToString(sum[:12])
 		}
-		it := &hitl.Interrupt{Kind: KindURLElicitation, Message: p.Message, Case: &hitl.Case{
+		reminder, due, undo := seen.due(id+" "+p.URL, time.Now())
+		if !due {
+			return &mcp.ElicitResult{Action: "accept"}, nil // forwarded lately: the person has it
+		}
+		it := &hitl.Interrupt{Kind: KindURLElicitation, Message: p.Message, Reminder: reminder, Case: &hitl.Case{
 			CaseID: id, Type: "x-mcp-url", Prompt: p.Message, ReviewURL: p.URL}}
 		if err := forward(ctx, it); err != nil {
-			return nil, fmt.Errorf("hitlmcp: forward elicitation %s: %w", p.ElicitationID, err)
+			undo()
+			return nil, fmt.Errorf("hitlmcp: forward elicitation %s: %w", id, err)
 		}
 		return &mcp.ElicitResult{Action: "accept"}, nil
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -285,18 +287,60 @@ func TestREADMEClientTakesURLElicitations(t *testing.T) {
 	}
 }
 
-// TestURLElicitationWithoutID: a 2026-07-28 URL input request has no elicitationId; each
-// forwarded Interrupt still has an id of its own.
+// TestURLElicitationWithoutID: a 2026-07-28 URL input request has no elicitationId; the
+// forwarded Interrupt has an id of its link, the same each time, another for another link.
+// The same link asked for again (a tool call retried while the person takes their time) is
+// accepted without forwarding it again; ten minutes on, it is forwarded again as a reminder.
 func TestURLElicitationWithoutID(t *testing.T) {
-	var ids []string
-	fwd := func(_ context.Context, it *hitl.Interrupt) error { ids = append(ids, it.ID()); return nil }
-	for range 2 {
-		if _, err := call(t, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://files.example/connect"}, hitlmcp.ElicitationHandler(fwd, nil)); err != nil {
-			t.Fatal(err)
+	synctest.Test(t, func(t *testing.T) {
+		var (
+			ids       []string
+			reminders []int
+		)
+		fwd := func(_ context.Context, it *hitl.Interrupt) error {
+			ids, reminders = append(ids, it.ID()), append(reminders, it.Reminder)
+			return nil
 		}
+		h := hitlmcp.ElicitationHandler(fwd, nil)
+		ask := func(url string) {
+			t.Helper()
+			res, err := call(t, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: url}, h)
+			if err != nil || !strings.HasPrefix(res, "accept") {
+				t.Fatalf("elicitation = %+v, %v", res, err)
+			}
+		}
+		for range 9 { // nine retry rounds of one tool call
+			ask("https://files.example/connect")
+		}
+		ask("https://files.example/other")
+		if len(ids) != 2 || ids[0] == "" || ids[1] == "" || ids[0] == ids[1] {
+			t.Fatalf("forwarded ids %q, want one per link", ids)
+		}
+		<-time.After(10 * time.Minute)
+		ask("https://files.example/connect")
+		if len(ids) != 3 || ids[2] != ids[0] || reminders[2] != 1 {
+			t.Fatalf("after 10 minutes: ids %q, reminders %v; want the first link again as reminder 1", ids, reminders)
+		}
+	})
+}
+
+// A link whose forwarding failed is forwarded again the next time it is asked for.
+func TestURLElicitationForwardFailed(t *testing.T) {
+	n := 0
+	fwd := func(context.Context, *hitl.Interrupt) error {
+		n++
+		if n == 1 {
+			return errors.New("chat is down")
+		}
+		return nil
 	}
-	if len(ids) != 2 || ids[0] == "" || ids[0] == ids[1] {
-		t.Fatalf("forwarded ids %q, want two different ids", ids)
+	h := hitlmcp.ElicitationHandler(fwd, nil)
+	p := &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://files.example/connect"}
+	if _, err := call(t, p, h); err == nil {
+		t.Fatal("a failed forward was answered")
+	}
+	if res, err := call(t, p, h); err != nil || !strings.HasPrefix(res, "accept") || n != 2 {
+		t.Fatalf("second ask = %+v, %v after %d forwards; want it forwarded again", res, err, n)
 	}
 }
 
