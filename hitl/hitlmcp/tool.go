@@ -157,9 +157,17 @@ func (t *Tool) Handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 	}
 }
 
+// Validate reports what t lacks — a Client, a Secret of 32 bytes or more, Call, Result —
+// naming each missing field, or nil. A Tool that lacks any fails every call with this error
+// (internal error, -32603) before anything is sent; call Validate before adding the tool to a
+// server to refuse the configuration at start instead.
+func (t *Tool) Validate() error {
+	return mcpcore.Incomplete("hitlmcp", t.Client != nil, t.Call != nil, t.Result != nil, len(t.Secret))
+}
+
 func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if t.Client == nil || len(t.Secret) < 32 || t.Call == nil || t.Result == nil {
-		return nil, withCode(errors.New("hitlmcp: Tool needs Client, a Secret of 32 bytes or more, Call and Result"), jsonrpc.CodeInternalError)
+	if err := t.Validate(); err != nil {
+		return nil, withCode(err, jsonrpc.CodeInternalError)
 	}
 	if req == nil || req.Params == nil {
 		return nil, refusal(errors.New("hitlmcp: tool call without params"))

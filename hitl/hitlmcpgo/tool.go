@@ -95,11 +95,17 @@ func (t *Tool) Handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 	}
 }
 
-var errIncomplete = errors.New("hitlmcpgo: Tool needs Client, a Secret of 32 bytes or more, Call and Result")
+// Validate reports what t lacks — a Client, a Secret of 32 bytes or more, Call, Result —
+// naming each missing field, or nil. A Tool that lacks any fails every call with this error
+// before anything is sent; call Validate before adding the tool to a server to refuse the
+// configuration at start instead.
+func (t *Tool) Validate() error {
+	return mcpcore.Incomplete("hitlmcpgo", t.Client != nil, t.Call != nil, t.Result != nil, len(t.Secret))
+}
 
 func (t *Tool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if t.Client == nil || len(t.Secret) < 32 || t.Call == nil || t.Result == nil {
-		return nil, &mcpcore.RefusedError{Err: errIncomplete}
+	if err := t.Validate(); err != nil {
+		return nil, &mcpcore.RefusedError{Err: err}
 	}
 	version := server.RequestProtocolVersion(ctx)
 	c := &mcpcore.Call{Name: req.Params.Name, Bind: t.binding(ctx, req), State: req.Params.RequestState,

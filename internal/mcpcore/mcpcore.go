@@ -468,3 +468,25 @@ func outcome(r *transport.Result) string {
 	}
 	return "no decision"
 }
+
+// Incomplete is the error of a Tool (named pkg: "hitlmcp", "hitlmcpgo") that lacks what it
+// needs, naming each field that is missing or too short; nil when it has everything.
+func Incomplete(pkg string, client, call, result bool, secretLen int) error {
+	var missing []string
+	if !client {
+		missing = append(missing, "Client is nil (a hitl.Client)")
+	}
+	if secretLen < 32 {
+		missing = append(missing, fmt.Sprintf("Secret has %d bytes, needs 32 or more (random, kept by the server)", secretLen))
+	}
+	if !call {
+		missing = append(missing, "Call is nil (it builds the request to the service)")
+	}
+	if !result {
+		missing = append(missing, "Result is nil (it turns the outcome into the tool's result)")
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: Tool is incomplete: %s", pkg, strings.Join(missing, "; "))
+}
