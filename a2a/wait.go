@@ -364,8 +364,9 @@ func AnswersOf(r *transport.Result) ([]Answer, error) {
 // resumes the task with the answer; while it is working, held by a relay or waiting for
 // authorisation it waits (see [Client.Wait]); when the task ends it returns the Result.
 // Its Action is the human's last answer, whatever the agent then did with the task (and,
-// when that answer is a no, its Reason the answer's text unless the agent gave one), and its
-// Data the final task with every answer given, in order ([TaskOf], [AnswersOf]); its
+// when that answer is a no, its Reason the words the human gave with it — the answer's text
+// beyond the bare action word, so none for a plain [Reject] — unless the task ended in a
+// state that carries the agent's own reason), and its Data the final task with every answer given, in order ([TaskOf], [AnswersOf]); its
 // Status is the task's final state: completed is StatusCompleted; a relay's "failed" (its
 // administrator said no) is StatusRejected; "rejected", "canceled" and "failed" map to
 // StatusRejected, StatusCancelled and StatusFailed, with the agent's status text as Reason.

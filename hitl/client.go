@@ -532,6 +532,9 @@ func questionOf(it *Interrupt) transport.Question {
 		return transport.Question{Protocol: "hitl"}
 	}
 	q := transport.Question{Protocol: "hitl", Kind: string(it.Kind), ID: it.ID(), Prompt: it.Prompt()}
+	if it.Kind != KindHITL && it.Task == nil && it.Kind != "" {
+		q.Protocol = string(it.Kind) // a kind of one's own is its own protocol
+	}
 	if it.Case != nil {
 		q.ReviewType = string(it.Case.Type)
 	}

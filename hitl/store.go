@@ -191,6 +191,9 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result)
 // questions). An interrupt of a kind of one's own is waited on through the Waiter given for
 // its kind ([WithKindWaiter]), or o.Waiter, as [Client.Wait] does.
 //
+// Resume does not forward a question again: Do forwarded it before storing it (a forward
+// that failed stored nothing). Reminders the service sends while the wait runs are forwarded.
+//
 // Resume returns when every wait has ended: nil when each Result was handled, otherwise the
 // waits' errors, each naming its case, and the handler's joined (their interrupts stay in
 // the store). A record the store cannot read, or one this version cannot wait on (a kind

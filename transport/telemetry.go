@@ -132,11 +132,12 @@ type Pending struct {
 	// Prompt is the question as the protocol put it; it is the caller's to show, and appears
 	// in no telemetry.
 	Prompt string `json:"prompt,omitempty"`
-	// Since is when the wait began (or, for a stored interrupt not being waited on now, when
-	// it was stored).
+	// Since is when the wait began; for a stored interrupt no wait holds, when it was
+	// received (hitl's Interrupt.ReceivedAt), zero when it does not say.
 	Since time.Time `json:"since"`
 	// Forwarded reports that the question was put to a human through the client's
-	// forwarder or asker during this wait.
+	// forwarder or asker during this wait in this process: false for a stored interrupt,
+	// whether or not a previous process forwarded it.
 	Forwarded bool `json:"forwarded"`
 	// Waiting reports that a wait on it is running in this process; false for a stored
 	// interrupt no wait holds (a restart's leftovers, to resume).

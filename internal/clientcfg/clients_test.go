@@ -90,7 +90,7 @@ var clients = []client{
 
 // The two rules a refusal names.
 const (
-	insecure = "must use https|http is allowed only for localhost, with transport.WithAllowPrivateAddresses()"
+	insecure = "must use https|http is allowed only for localhost and 127.0.0.1, with transport.WithAllowPrivateAddresses()"
 	private  = "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"
 )
 
