@@ -48,7 +48,8 @@ var (
 	ErrDamaged = errors.New("filestore: the store file is damaged")
 )
 
-// Error is an insecure or damaged store file: errors.Is matches ErrInsecure or ErrDamaged.
+// Error is a store file that is insecure, damaged or held by another process: errors.Is
+// matches ErrInsecure, ErrDamaged or ErrLocked.
 type Error struct {
 	Path   string
 	Reason string // what is wrong
@@ -96,7 +97,8 @@ func wrap(path string, err error) error {
 	)
 	switch {
 	case errors.Is(err, kv.ErrLocked):
-		return ErrLocked
+		return &Error{Path: path, Reason: "another process holds the store file (waited 5 s)", kind: ErrLocked,
+			Fix: "one process opens a store at a time: stop the other one, or give this one a store file of its own"}
 	case errors.As(err, &ins):
 		return &Error{Path: path, Reason: ins.Problem, Fix: ins.Fix, kind: ErrInsecure}
 	case errors.As(err, &dmg):

@@ -25,8 +25,8 @@ func TestLocked(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits 5 s for the lock")
 	}
-	if _, err := filestore.Open(path); !errors.Is(err, filestore.ErrLocked) {
-		t.Errorf("second open = %v, want ErrLocked", err)
+	if _, err := filestore.Open(path); !errors.Is(err, filestore.ErrLocked) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "stop the other one") {
+		t.Errorf("second open = %v, want ErrLocked naming the file and what to do", err)
 	}
 }
 
