@@ -38,7 +38,7 @@ func TestToolSide(t *testing.T) {
 						if err != nil {
 							return nil, err
 						}
-						if r.Decision != "" && r.Action == "approve" {
+						if r.Approved() {
 							deleted.Store(true)
 							return map[string]any{"deleted": a.Path}, nil
 						}
