@@ -1,9 +1,6 @@
 package hitlslack_test
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,73 +51,5 @@ func TestREADME(t *testing.T) {
 // is vetted, a test file (package …_test) is run, so the README's test of a Slack approval
 // passes as shown.
 func TestREADMEFiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the go command")
-	}
-	f, err := os.Open("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	here, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := os.ReadFile("go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile("go.sum")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// This module's requirements, as a user's module has them, with this checkout in place
-	// of the released versions.
-	var gomod strings.Builder
-	for _, line := range strings.Split(string(mod), "\n") {
-		switch {
-		case strings.HasPrefix(line, "module "):
-			line = "module example.com/readme"
-		case strings.HasPrefix(line, "replace "):
-			continue
-		}
-		gomod.WriteString(line + "\n")
-	}
-	fmt.Fprintf(&gomod, "require github.com/hitlkit/hitlkit/hitl/hitlslack v0.1.0\n")
-	fmt.Fprintf(&gomod, "replace github.com/hitlkit/hitlkit => %s\n", filepath.Join(here, "..", ".."))
-	fmt.Fprintf(&gomod, "replace github.com/hitlkit/hitlkit/hitl/hitlslack => %s\n", here)
-
-	files := 0
-	for _, b := range readme.GoBlocks(f) {
-		if snippet(b) {
-			continue
-		}
-		files++
-		pkg := strings.Fields(strings.SplitN(b.Code, "\n", 2)[0])[1]
-		name, args := "main.go", []string{"vet", "."}
-		if strings.HasSuffix(pkg, "_test") {
-			name, args = "readme_test.go", []string{"test", "-count=1", "."}
-		}
-		t.Run(fmt.Sprintf("line %d", b.Line), func(t *testing.T) {
-			dir := t.TempDir()
-			for file, content := range map[string]string{
-				"go.mod": gomod.String(),
-				"go.sum": string(sum),
-				name:     fmt.Sprintf("//line README.md:%d\n%s", b.Line+1, b.Code),
-			} {
-				if err := os.WriteFile(filepath.Join(dir, file), []byte(content), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			cmd := exec.CommandContext(t.Context(), "go", args...)
-			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Errorf("README.md:%d: go %s: %v\n%s", b.Line, strings.Join(args, " "), err, out)
-			}
-		})
-	}
-	if files < 2 {
-		t.Errorf("found %d whole Go files in README.md, want the first program and the test", files)
-	}
+	readme.BuildFiles(t, "github.com/hitlkit/hitlkit/hitl/hitlslack", nil, 2, 0) // the first program and the test
 }
