@@ -294,18 +294,7 @@ var ErrNotEino = errors.New("hitleino: the interrupt carries no Eino labels")
 // an interrupt without Labels (ErrNotEino), fails the handler and the interrupt stays in the
 // hitl store.
 func ResumeHandler(r *adk.Runner, store adk.CheckPointStore, events func(*adk.AgentEvent)) hitl.ResumeHandler {
-	var (
-		mu    sync.Mutex
-		locks = map[string]*sync.Mutex{}
-	)
-	lock := func(id string) *sync.Mutex {
-		mu.Lock()
-		defer mu.Unlock()
-		if locks[id] == nil {
-			locks[id] = &sync.Mutex{}
-		}
-		return locks[id]
-	}
+	var locks toolgate.Locks // one resume of a run at a time
 	return func(ctx context.Context, it *hitl.Interrupt, res *transport.Result) error {
 		if r == nil || store == nil {
 			return errors.New("hitleino: ResumeHandler needs a Runner and its CheckPointStore")
@@ -314,9 +303,7 @@ func ResumeHandler(r *adk.Runner, store adk.CheckPointStore, events func(*adk.Ag
 			return ErrNotEino
 		}
 		cp := it.Labels[labelCheckpoint]
-		l := lock(cp)
-		l.Lock()
-		defer l.Unlock()
+		defer locks.Lock(cp)()
 		if _, ok, err := store.Get(ctx, cp); err != nil {
 			return fmt.Errorf("hitleino: checkpoint %s: %w", cp, err)
 		} else if !ok {

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/toolgate"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -73,18 +73,7 @@ type Generate func(ctx context.Context, history []*ai.Message, restarts []*ai.Pa
 // nothing. A run whose messages cannot be read, or an interrupt without Labels
 // (ErrNotGenkit), fails the handler and the interrupt stays in the hitl store.
 func ResumeHandler(s HistoryStore, generate Generate, done func(*ai.ModelResponse, error), tools ...ai.Tool) hitl.ResumeHandler {
-	var (
-		mu    sync.Mutex
-		locks = map[string]*sync.Mutex{}
-	)
-	lock := func(id string) *sync.Mutex {
-		mu.Lock()
-		defer mu.Unlock()
-		if locks[id] == nil {
-			locks[id] = &sync.Mutex{}
-		}
-		return locks[id]
-	}
+	var locks toolgate.Locks // one resume of a run at a time
 	return func(ctx context.Context, it *hitl.Interrupt, res *transport.Result) error {
 		if s == nil || generate == nil {
 			return errors.New("hitlgenkit: ResumeHandler needs a HistoryStore and a Generate")
@@ -93,9 +82,7 @@ func ResumeHandler(s HistoryStore, generate Generate, done func(*ai.ModelRespons
 			return ErrNotGenkit
 		}
 		run := it.Labels[labelRun]
-		l := lock(run)
-		l.Lock()
-		defer l.Unlock()
+		defer locks.Lock(run)()
 		b, ok, err := s.Get(ctx, run)
 		if err != nil {
 			return fmt.Errorf("hitlgenkit: run %s: %w", run, err)
