@@ -62,7 +62,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, authorization string, body []b
 	if err := decodeSegment(parts[0], &head); err != nil || head.Alg != "RS256" || head.Kid == "" {
 		return fmt.Errorf("%w: header is not RS256 with a kid", ErrBadSignature)
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	// Strict: one signature has one spelling (RFC 7515 §2 base64url without padding, no
+	// stray bits in the last character).
+	sig, err := base64.RawURLEncoding.Strict().DecodeString(parts[2])
 	if err != nil {
 		return fmt.Errorf("%w: signature encoding", ErrBadSignature)
 	}

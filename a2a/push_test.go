@@ -194,7 +194,9 @@ func TestPushWakesRun(t *testing.T) {
 	}
 }
 
-// TestCase32SignedPush: RS256 JWTs with kid, iat and request_body_sha256.
+// TestCase32SignedPush: RS256 JWTs with kid, iat and request_body_sha256; a token whose
+// signature is spelled another way (the unused low bits of its last character flipped, the
+// same bytes to a lenient decoder) is refused, so one signature has one spelling.
 func TestCase32SignedPush(t *testing.T) { synctest.Test(t, testSignedPush) }
 
 func testSignedPush(t *testing.T) {
@@ -235,6 +237,7 @@ func testSignedPush(t *testing.T) {
 		{"unknown kid", sign("k9", now, body), body, false},
 		{"not a bearer token", "Basic abc", body, false},
 		{"garbage token", "Bearer a.b.c", body, false},
+		{"signature respelled", respelled(sign("k1", now, body)), body, false},
 	}
 	for _, tt := range tests { // a bubble allows no subtests: rows are named in the message
 		err := v.Verify(t.Context(), tt.auth, []byte(tt.body))
@@ -257,4 +260,12 @@ func testSignedPush(t *testing.T) {
 	if got := post(t, rc, "POST", body, map[string]string{"Authorization": "Bearer x"}); got != 401 {
 		t.Errorf("unsigned: %d", got)
 	}
+}
+
+// respelled flips the lowest bit of the last base64url character of token, which for a
+// 256-byte RS256 signature is one the encoding leaves unused.
+func respelled(token string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, token[len(token)-1])
+	return token[:len(token)-1] + string(alphabet[last^1])
 }

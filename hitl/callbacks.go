@@ -146,8 +146,10 @@ func NewCallbacks(secret []byte, o *CallbacksOptions) (*Callbacks, error) {
 }
 
 // verifyHS256 reports whether header is "algorithm=HS256, value=<base64url>" (parameters in
-// any order, spaces optional, the name in any case, padding optional) holding the
-// HMAC-SHA256 of body under secret, compared in constant time.
+// any order, spaces optional, the name in any case, the one padding "=" optional) holding the
+// HMAC-SHA256 of body under secret, compared in constant time. Only the canonical encoding
+// of the MAC verifies: a value whose last character differs only in the bits the encoding
+// leaves unused is refused, so one MAC has one spelling (TestCallbackSignatureForms).
 func verifyHS256(secret, body []byte, header string) bool {
 	var alg, value string
 	for part := range strings.SplitSeq(header, ",") {
@@ -165,7 +167,7 @@ func verifyHS256(secret, body []byte, header string) bool {
 	if !strings.EqualFold(alg, "HS256") {
 		return false
 	}
-	got, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(value, "="))
+	got, err := base64.RawURLEncoding.Strict().DecodeString(strings.TrimSuffix(value, "="))
 	if err != nil || len(got) != sha256.Size {
 		return false
 	}

@@ -126,7 +126,8 @@ func FuzzCallback(f *testing.F) {
 		f.Add([]byte(body), notify.SignHMACSHA256(secret, []byte(body), "sha256="))
 		f.Add([]byte(body), "sha256="+strings.Repeat("A", 64))
 		f.Add([]byte(body), "algorithm=HS256, value="+hs256(secret, []byte(body)))
-		f.Add([]byte(body), "value="+hs256(secret, []byte(body))+"==,algorithm=hs256")
+		f.Add([]byte(body), "value="+hs256(secret, []byte(body))+"=,algorithm=hs256")
+		f.Add([]byte(body), "algorithm=HS256, value="+restyled(hs256(secret, []byte(body))))
 	}
 	cb, err := hitl.NewCallbacks(secret, &hitl.CallbacksOptions{MaxBody: 4 << 10})
 	if err != nil {

@@ -429,7 +429,9 @@ func TestCallbacksReceiver(t *testing.T) {
 // TestCallbackSignatureForms: a callback signed in §9's form (sha256=<hex>, upper-case hex
 // too) or in the form one live service uses (algorithm=HS256, value=<base64url>) is verified;
 // the same forms with another secret, another body, another algorithm or a cut value are
-// refused with 401; the second form is logged once at debug.
+// refused with 401, and so is a non-canonical spelling of the right MAC (a last character
+// differing in the bits base64 leaves unused, extra padding); the second form is logged once
+// at debug.
 func TestCallbackSignatureForms(t *testing.T) {
 	secret := []byte("callback-secret")
 	body := []byte(`{"event":"review.completed","case_id":"review_abc","completed_at":"2026-11-22T10:00:00Z","result":{"action":"approve"}}`)
@@ -452,6 +454,8 @@ func TestCallbackSignatureForms(t *testing.T) {
 		{"algorithm=HS256, value=" + hs256(secret, append(body, ' ')), 401},
 		{"algorithm=HS512, value=" + good, 401},
 		{"algorithm=HS256, value=" + good[:20], 401},
+		{"algorithm=HS256, value=" + restyled(good), 401},
+		{"algorithm=HS256, value=" + good + "==", 401},
 		{"value=" + good, 401},
 		{good, 401},
 		{"", 401},
@@ -467,4 +471,12 @@ func TestCallbackSignatureForms(t *testing.T) {
 	if n := strings.Count(logged.String(), "algorithm=HS256"); n != 1 {
 		t.Errorf("the HS256 form was logged %d times, want once:\n%s", n, logged.String())
 	}
+}
+
+// restyled returns the unpadded base64url value v (of 32 bytes) with its last character's
+// unused low bits flipped: the same bytes to a lenient decoder, another string to anyone else.
+func restyled(v string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, v[len(v)-1])
+	return v[:len(v)-1] + string(alphabet[last^1])
 }
