@@ -131,11 +131,11 @@ func NewWebhook(o WebhookOptions) (*Webhook, error) {
 func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) { wh.recv.ServeHTTP(w, r) }
 
 // Watch calls wake for each new verified notification for id until stop is called, and at
-// once when one arrived before. wake must not block: a [Wait]'s wake does not. In a Wait:
+// once when one arrived before. wake must not block: a [Wait]'s wake does not. In a Wait w:
 //
-//	Watch: []func(wake func(), _ func(T)) func(){
-//		func(wake func(), _ func(T)) func() { return wh.Watch(id, wake) },
-//	}
+//	w.Watch = append(w.Watch, func(wake func(), _ func(*transport.Result)) (stop func()) {
+//		return wh.Watch(id, wake) // a verified notification for id makes the wait poll at once
+//	})
 func (wh *Webhook) Watch(id string, wake func()) (stop func()) { return wh.box.Watch(id, wake) }
 
 // verifyHMAC reports whether header is prefix followed by the HMAC-SHA256 of body under

@@ -4,8 +4,8 @@
 // worker 2 carries it on from the last heartbeat; the human approves; the workflow returns
 // the decision.
 //
-//	go run .                                 # a Temporal server at localhost:7233
-//	go run . -temporal host:7233 -namespace ns
+//	cd examples/durable && go run .                                 # a Temporal server at localhost:7233
+//	cd examples/durable && go run . -temporal host:7233 -namespace ns
 //
 // Without a Temporal server at that address it says how to start one and exits with
 // status 1. With no Temporal CLI at hand, the module hitl/temporal/servertest runs this same

@@ -1,7 +1,9 @@
-// Package readme checks the repository's Markdown files: every Go block type-checks (each
-// module's tests check the blocks that use its packages, in every Markdown file of the
-// repository), every relative link resolves, every test a document names exists, and every
-// shell command shown is one CI runs or one whose packages, tests and flags exist.
+// Package readme checks the repository's Markdown files and doc comments: every Go block
+// type-checks (each module's tests check the blocks that use its packages, in every Markdown
+// file of the repository; the root module's tests check the Go code of every doc comment),
+// every relative link resolves, every test a document names exists, and every shell command
+// shown, in a Markdown file or a doc comment, is one CI runs or one whose packages, tests and
+// flags exist.
 package readme
 
 import (
@@ -11,13 +13,13 @@ import (
 	"go/ast"
 	"go/importer"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"go/types"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -110,15 +112,39 @@ func GoBlocks(r io.Reader) []Block {
 	return out
 }
 
-var qualified = regexp.MustCompile(`\b([a-z][a-z0-9]*)\.[A-Z]`)
+// qualifiers returns the names code qualifies an exported name with ("hitl" of
+// hitl.NewClient), read as Go tokens: a name in a comment or a string is not one.
+func qualifiers(code string) []string {
+	type word struct {
+		tok token.Token
+		lit string
+	}
+	var (
+		sc   scanner.Scanner
+		out  []string
+		back [2]word // the two tokens before the current one
+	)
+	src := []byte(code)
+	sc.Init(token.NewFileSet().AddFile("", -1, len(src)), src, nil, 0)
+	for {
+		_, tok, lit := sc.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if tok == token.IDENT && back[1].tok == token.PERIOD && back[0].tok == token.IDENT && lit[0] >= 'A' && lit[0] <= 'Z' {
+			out = append(out, back[0].lit)
+		}
+		back[0], back[1] = back[1], word{tok, lit}
+	}
+}
 
 // source wraps a snippet into a file of package snippet: its statements become the body of
 // a function returning error, with the imports its qualified names need.
 func source(b Block, packages map[string]string) string {
 	used := map[string]bool{}
-	for _, m := range qualified.FindAllStringSubmatch(b.Code, -1) {
-		if _, ok := packages[m[1]]; ok {
-			used[m[1]] = true
+	for _, name := range qualifiers(b.Code) {
+		if _, ok := packages[name]; ok {
+			used[name] = true
 		}
 	}
 	var names []string

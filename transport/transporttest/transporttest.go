@@ -7,10 +7,16 @@
 // of the http.Client a client takes (transport.WithHTTPClient, or a Wait's Client):
 //
 //	synctest.Test(t, func(t *testing.T) {
-//		hc := &http.Client{Transport: &transporttest.Transport{Handler: fake}}
-//		cfg, _ := transport.NewConfig("acme", nil, transport.WithHTTPClient(hc))
-//		w := &transport.Wait[T]{URL: "https://acme.example/approvals/1", Client: cfg.Service, …}
-//		…
+//		hc := &http.Client{Transport: &transporttest.Transport{Handler: fake}} // fake: your service
+//		cfg, err := transport.NewConfig("acme", nil, transport.WithHTTPClient(hc))
+//		if err != nil {
+//			t.Fatal(err)
+//		}
+//		w := &transport.Wait[*transport.Result]{URL: "https://acme.example/approvals/1", Client: cfg.Service, Decode: decode}
+//		res, err := w.Run(t.Context()) // hours of Retry-After pass in no time
+//		if err != nil || !res.Approved() {
+//			t.Fatalf("Run = %v, %v", res, err)
+//		}
 //	})
 //
 // A request a client of this module would send to the real network from inside a bubble —
