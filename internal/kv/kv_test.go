@@ -2,6 +2,7 @@ package kv
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -43,7 +44,8 @@ func store(t testing.TB, n int) []byte {
 
 // FuzzOpen feeds damaged copies of a real store file to every call — patched with the
 // fuzzer's bytes at an offset, then cut at a length — : Open, Each, Put, Delete, Close and
-// Salvage never panic; an error is *Damaged; a file Open refuses is left as it was.
+// Salvage never panic; an error is *Damaged; a file Open refuses is left as it was. Its seeds
+// include the worst shapes a page can take: cycles, counts and overflows at their largest.
 func FuzzOpen(f *testing.F) {
 	real := store(f, 8)
 	ps := os.Getpagesize()
@@ -56,6 +58,19 @@ func FuzzOpen(f *testing.F) {
 		f.Add(uint32(p*ps), page(0), uint32(0))
 		f.Add(uint32(p*ps), page(0xFF), uint32(0))
 		f.Add(uint32(p*ps+8), []byte{2, 0, 0xFF, 0xFF, 9, 0, 0, 0}, uint32(0)) // flags, count, overflow
+		// Worst cases: a branch page whose every element points back at itself (a cycle the
+		// walk must see once, not follow); a freelist whose count says "the real count is in
+		// the next word" and gives the largest one; a leaf or branch page claiming overflow
+		// pages past the end of the file.
+		cycle := []byte{branchPage, 0, 255, 0, 0, 0, 0, 0}
+		for range 255 {
+			cycle = binary.NativeEndian.AppendUint32(cycle, 0)
+			cycle = binary.NativeEndian.AppendUint32(cycle, 0)
+			cycle = binary.NativeEndian.AppendUint64(cycle, uint64(p))
+		}
+		f.Add(uint32(p*ps+8), cycle, uint32(0))
+		f.Add(uint32(p*ps+8), binary.NativeEndian.AppendUint64([]byte{freelistPage, 0, 0xFF, 0xFF, 0, 0, 0, 0}, ^uint64(0)), uint32(0))
+		f.Add(uint32(p*ps+8), []byte{branchPage, 0, 1, 0, 0xFF, 0xFF, 0xFF, 0xFF}, uint32(0))
 	}
 	f.Fuzz(func(t *testing.T, at uint32, patch []byte, cut uint32) {
 		b := bytes.Clone(real)
