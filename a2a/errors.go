@@ -248,7 +248,7 @@ var (
 	// ErrNoEndpoint: a pause or call without an endpoint URL or with an unknown binding.
 	ErrNoEndpoint = errors.New("a2a: no usable endpoint")
 	// ErrNoAnswer: an Asker returned an answer without parts.
-	ErrNoAnswer = errors.New("a2a: answer has no parts")
+	ErrNoAnswer = errors.New("a2a: answer has no parts: build it with a2a.Approve, a2a.Reject or a2a.Text")
 	// ErrTooManyTurns: the task kept asking past RunOptions.MaxTurns.
 	ErrTooManyTurns = errors.New("a2a: task kept asking for input")
 	// ErrMessageReply: the agent answered with a message, not a task: there is nothing to wait on.

@@ -349,3 +349,49 @@ func TestWaitA2AMismatch(t *testing.T) {
 		}
 	}
 }
+
+// TestDoA2AAskWithoutForwarder: a client without a forwarder, given WaitOptions.Ask, carries
+// an A2A task that asks for input to its end through Do and through its Transport — the
+// Asker puts the question —; without the Asker the call still ends with ErrNoForwarder, and
+// a relay hold (which no Asker answers) still needs a forwarder.
+func TestDoA2AAskWithoutForwarder(t *testing.T) {
+	agent := a2atest.NewMemoryAgent(t)
+	asked := 0
+	ask := func(context.Context, *a2a.Pause) (a2a.Answer, error) { asked++; return a2a.HectorDecision(true), nil }
+	c := newClient(t, agent.Client().Transport)
+	ep := agent.Endpoint(a2a.JSONRPC10)
+	call := func() *http.Request {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ep.URL,
+			strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"clean up"}]}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("A2A-Version", "1.0")
+		return req
+	}
+	resp, err := c.Do(t.Context(), call(), &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: ask}})
+	if err != nil || resp.Result == nil || !resp.Result.Approved() || asked != 1 {
+		t.Fatalf("Do with Ask = %v, %v after %d questions; want the approved task", resp, err, asked)
+	}
+	_ = resp.Body.Close()
+
+	hc := &http.Client{Transport: c.Transport(agent.Client().Transport, &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: ask}})}
+	tr := a2aCall(t, hc, ep, true)
+	if r := hitl.ResultOf(tr); tr.StatusCode != http.StatusOK || r == nil || !r.Approved() || asked != 2 {
+		t.Fatalf("Transport with Ask: %d, %v after %d questions", tr.StatusCode, r, asked)
+	}
+
+	resp, err = c.Do(t.Context(), call(), nil)
+	if !errors.Is(err, hitl.ErrNoForwarder) || resp == nil || resp.Interrupt == nil || asked != 2 {
+		t.Fatalf("Do without Ask = %v, %v; want ErrNoForwarder with the interrupt, nobody asked", resp, err)
+	}
+	_ = resp.Body.Close()
+
+	relay := a2atest.NewMemoryRelay(t)
+	rc := newClient(t, relay.Client().Transport, hitl.WithA2A())
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, relay.Endpoint().URL,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"text","text":"transfer 500 EUR"}]}}}`))
+	resp, err = rc.Do(t.Context(), req, &hitl.CallOptions{Wait: &hitl.WaitOptions{Ask: ask}})
+	if !errors.Is(err, hitl.ErrNoForwarder) || resp == nil || resp.Interrupt == nil || resp.Interrupt.Kind != hitl.KindA2ARelay {
+		t.Fatalf("relay Do without forwarder = %v, %v; want ErrNoForwarder", resp, err)
+	}
+	_ = resp.Body.Close()
+}

@@ -459,3 +459,36 @@ func BenchmarkFormCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestNilInputs: a nil *Client, a nil request and a nil context are errors that say what to
+// do, from every method that takes them, never a panic.
+func TestNilInputs(t *testing.T) {
+	var nc *hitl.Client
+	req, _ := http.NewRequest(http.MethodGet, "https://svc.example/", nil)
+	it := &hitl.Interrupt{}
+	checks := map[string]func() error{
+		"Do":           func() error { _, err := nc.Do(t.Context(), req, nil); return err },
+		"Wait":         func() error { _, err := nc.Wait(t.Context(), it, nil); return err },
+		"Detect":       func() error { _, err := nc.Detect(&http.Response{}); return err },
+		"Resume":       func() error { return nc.Resume(t.Context(), nil, nil) },
+		"Pending":      func() error { _, err := nc.Pending(t.Context()); return err },
+		"Chain":        func() error { _, err := nc.Chain(t.Context(), it, nil, nil); return err },
+		"Discover":     func() error { _, err := nc.Discover(t.Context(), "https://svc.example"); return err },
+		"Final":        func() error { _, err := nc.Final(t.Context(), it, &transport.Result{}, nil); return err },
+		"SubmitInline": func() error { _, err := nc.SubmitInline(t.Context(), it, hitl.InlineAnswer{}); return err },
+		"Transport":    func() error { _, err := nc.Transport(nil, nil).RoundTrip(req); return err },
+		"PollWaiter":   func() error { _, err := nc.PollWaiter().Wait(t.Context(), it); return err },
+	}
+	for name, call := range checks {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "hitl.NewClient") {
+			t.Errorf("nil *Client's %s = %v; want an error naming hitl.NewClient", name, err)
+		}
+	}
+	c := newClient(t, http.DefaultTransport)
+	if _, err := c.Do(t.Context(), nil, nil); err == nil || !strings.Contains(err.Error(), "needs a request") {
+		t.Errorf("Do(nil request) = %v", err)
+	}
+	if _, err := c.Do(nil, req, nil); err == nil || !strings.Contains(err.Error(), "needs a context") { // a nil context is the input under test
+		t.Errorf("Do(nil context) = %v", err)
+	}
+}

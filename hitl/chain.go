@@ -49,6 +49,9 @@ type ChainOptions struct {
 // An error from a wait, a forward or revise ends the chain; the rounds so far are returned
 // with it. Cancelling ctx ends it with context.Cause(ctx).
 func (c *Client) Chain(ctx context.Context, first *Interrupt, revise ReviseFunc, o *ChainOptions) ([]Round, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if o == nil {
 		o = &ChainOptions{}
 	}

@@ -28,7 +28,7 @@ const DefaultGrace = time.Minute
 
 // Client detects HITL interrupts in responses, forwards them to the human and waits for the
 // decision. Create it with [NewClient]. A Client is safe for concurrent use; it holds no
-// per-wait state.
+// per-wait state. The methods of a nil *Client return an error saying to call NewClient.
 type Client struct {
 	http           *http.Client
 	service        *http.Client // http, dialling public addresses only unless allowed
@@ -197,6 +197,9 @@ func (c *Client) timeout() time.Duration {
 
 // Detect is [Detect] with the client's detection options.
 func (c *Client) Detect(resp *http.Response) (*Interrupt, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	return c.recognise(resp, true)
 }
 
@@ -249,6 +252,12 @@ type Response struct {
 // untouched, whether or not the client has a forwarder. The response body is always the
 // caller's to read and close; a 202 body that was inspected is restored first.
 //
+// After a wait the Response is still the service's own answer to req — a 202 whose body is
+// the hitl object, review link and token included (keep it out of logs) — with the decision
+// in Response.Result and what the person gave in Result.Data ([ApprovalOf], [InputOf], …).
+// [Client.Transport], for libraries that read only the body, answers an approval with a 200
+// whose body is Result.Data instead.
+//
 // Only a human's approval is a success: when the decision is anything else — a rejection,
 // an expiry (even with default_action "approve"), a cancellation, a failure, an answer that
 // is not a yes — Do returns the Response (with its Interrupt and Result) and a
@@ -260,11 +269,21 @@ type Response struct {
 // without [transport.WithAllowPrivateAddresses]) is not sent: the error matches
 // transport.ErrRefusedAddress. When the response asks for a human and the client has no
 // forwarder, Do returns the Response with its Interrupt, neither forwarded nor waited on, and
-// a [*WaitError] matching [ErrNoForwarder]. On an invalid hitl object it returns the response
+// a [*WaitError] matching [ErrNoForwarder] — but for an A2A task that asks for input with
+// [WaitOptions].Ask set: the Asker puts that question, so no forwarder is needed. A nil req
+// or ctx is an error. On an invalid hitl object it returns the response
 // and an [*InvalidError]. On a wait that ends without a decision it returns the response, the
 // interrupt and the error; save the interrupt to wait again later. Cancelling ctx stops the
 // wait and returns context.Cause(ctx).
 func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
+	switch {
+	case c == nil:
+		return nil, errNilClient
+	case req == nil:
+		return nil, errors.New("hitl: Do needs a request: build one with http.NewRequestWithContext")
+	case ctx == nil:
+		return nil, errors.New("hitl: Do needs a context: pass context.Background() when there is none")
+	}
 	resp, it, r, err := c.exchange(ctx, req.WithContext(ctx), o, clientSender{c.http}, true)
 	if resp == nil {
 		return nil, err
@@ -292,6 +311,10 @@ func (s clientSender) RoundTrip(req *http.Request) (*http.Response, error) {
 // answer to a JSON POST when rpc is set, whose request body it looks at again (see
 // [DetectOptions].A2A).
 func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions, send http.RoundTripper, rpc bool) (*http.Response, *Interrupt, *transport.Result, error) {
+	if c == nil {
+		closeBody(req)
+		return nil, nil, nil, errNilClient
+	}
 	if o == nil {
 		o = &noCallOptions
 	}
@@ -320,14 +343,16 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 	if err != nil || it == nil || o.DetectOnly {
 		return resp, it, nil, err
 	}
-	if forward == nil {
+	if forward == nil && !askedByWait(it, o.Wait) {
 		return resp, it, nil, &WaitError{Interrupt: it, Err: ErrNoForwarder}
 	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
 	// One observed wait from here: forwarding the question is part of it.
 	r, err := c.cfg.Observe(ctx, questionOf(it), func(ctx context.Context) (*transport.Result, error) {
-		if err := observedForward(forward)(ctx, it); err != nil {
-			return nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
+		if forward != nil {
+			if err := observedForward(forward)(ctx, it); err != nil {
+				return nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
+			}
 		}
 		if err := c.keep(ctx, it); err != nil {
 			return nil, err
@@ -351,6 +376,15 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 		return resp, it, r, &NotApprovedError{Interrupt: it, Result: r}
 	}
 	return resp, it, r, nil
+}
+
+// errNilClient is what a method of a nil *Client returns, where it would otherwise panic.
+var errNilClient = errors.New("hitl: nil *Client: build one with hitl.NewClient")
+
+// askedByWait reports whether the wait itself puts its question to a person, so that no
+// forwarder is needed: an A2A task that asks for input, with [WaitOptions].Ask.
+func askedByWait(it *Interrupt, o *WaitOptions) bool {
+	return it.Kind == KindA2AInput && o != nil && o.Ask != nil
 }
 
 // checkTarget refuses, before anything is sent, a call whose URL the address rules refuse
@@ -433,7 +467,10 @@ type WaitOptions struct {
 	Ways []transport.Waiter[*Interrupt]
 	// Ask collects the human's answer when an A2A task asks a question (KindA2AInput, and
 	// later questions of the same task); see [a2a.Client.Run]. Nil: such a wait fails with
-	// ErrNoAsker. HITL Protocol cases ignore it.
+	// ErrNoAsker. HITL Protocol cases ignore it. With Ask set, [Client.Do] and
+	// [Client.Transport] wait on such a task without a forwarder (the Asker puts the
+	// question); with a forwarder too, the forwarder is told of the pause first and then the
+	// Asker asks, so a forwarder that also asks shows the person the question twice.
 	Ask a2a.Asker
 	// A2A tunes the run of an A2A task: the most questions answered (MaxTurns), the pace of
 	// task queries (Wait.Interval), a stream or push receiver as wake-ups (Wait.Stream,
@@ -505,6 +542,9 @@ type Checkpoint struct {
 // every goroutine it started has ended, and may be called concurrently for any number of
 // interrupts.
 func (c *Client) Wait(ctx context.Context, it *Interrupt, o *WaitOptions) (*transport.Result, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if it == nil {
 		return nil, errors.New("hitl: Wait needs an interrupt")
 	}

@@ -246,6 +246,9 @@ func (dc *discoveryCache) put(origin string, d *Discovery, expires time.Time) {
 // faster than poll_min_interval_seconds, and every poll_recommended_interval_seconds when
 // the service sends no Retry-After.
 func (c *Client) Discover(ctx context.Context, serviceURL string) (*Discovery, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if problem := checkServiceURL(serviceURL, &c.detect); problem != "" {
 		return nil, &InvalidError{Object: "service URL", Problems: []FieldError{{Field: "url", Problem: problem}}, refused: true}
 	}

@@ -31,6 +31,9 @@ func (c *Client) mayChange(ctx context.Context, res *transport.Result, window ti
 // window and one poll. o tunes those polls as it would a wait (its ChangeWindow too). Cancelling ctx
 // ends the wait with context.Cause(ctx). Safe for concurrent use.
 func (c *Client) Final(ctx context.Context, it *Interrupt, r *transport.Result, o *WaitOptions) (*transport.Result, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if r == nil {
 		return nil, errors.New("hitl: Final needs a transport.Result")
 	}

@@ -158,6 +158,9 @@ func (c *Case) InlineChoices() []string {
 // transport.ErrNotFound. The submission is never retried: it is not idempotent. The submit token is
 // sent only to submit_url and never appears in logs or errors.
 func (c *Client) SubmitInline(ctx context.Context, it *Interrupt, a InlineAnswer) (*transport.Result, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if it == nil || it.Case == nil {
 		return nil, errors.New("hitl: SubmitInline needs a HITL interrupt with a case")
 	}

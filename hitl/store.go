@@ -202,6 +202,9 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result)
 // the store. It returns ErrNoStore without a store. Cancelling ctx ends the waits; their
 // interrupts stay.
 func (c *Client) Resume(ctx context.Context, handle ResumeHandler, o *WaitOptions) error {
+	if c == nil {
+		return errNilClient
+	}
 	if c.store == nil {
 		return ErrNoStore
 	}
@@ -257,6 +260,9 @@ var ErrNoStore = errors.New("hitl: the client has no store")
 // [Client.Resume]). A wait that ends leaves the list. Safe for concurrent use; ctx bounds the
 // store's List. An error is the store's; the waits running are listed with it.
 func (c *Client) Pending(ctx context.Context) ([]transport.Pending, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	out := c.cfg.Pending()
 	if c.store == nil {
 		return out, nil

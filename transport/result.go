@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -141,28 +142,48 @@ func (r *Result) Approved() bool {
 }
 
 // Format prints the result without its data, which may hold a person's answers, whatever the
-// verb (%v, %s, %+v, %#v): "completed: approve (case review_1)", with the size of any data.
+// verb (%v, %s, %+v, %#v), and ends with the verdict, so that a log line never leaves it to
+// the reader: "completed: approve (case review_1) go-ahead", "completed: answer "Approve"
+// (case req_1, 12 bytes of data) no go-ahead", "expired: default approve (case review_1) no
+// go-ahead". The service's words (Action, DefaultAction, Reason) are quoted.
 func (r Result) Format(f fmt.State, _ rune) {
 	var b strings.Builder
 	b.WriteString(string(r.Status))
+	var what []string
 	switch {
+	case r.Decision != "":
+		what = append(what, string(r.Decision))
+		if r.Action != "" && r.Action != string(r.Decision) {
+			what = append(what, strconv.Quote(r.Action))
+		}
 	case r.Action != "":
-		b.WriteString(": " + r.Action)
-	case r.DefaultApplied:
-		b.WriteString(": default " + r.DefaultAction)
-	case r.Reason != "":
-		b.WriteString(": " + r.Reason)
+		what = append(what, strconv.Quote(r.Action)+", no decision")
+	}
+	if r.DefaultApplied {
+		what = append(what, "default "+strconv.Quote(r.DefaultAction))
+	}
+	if len(what) == 0 && r.Reason != "" {
+		what = append(what, strconv.Quote(r.Reason))
+	}
+	if len(what) > 0 {
+		b.WriteString(": " + strings.Join(what, " "))
 	}
 	fmt.Fprintf(&b, " (case %s", r.CaseID)
 	if len(r.Data) > 0 {
 		fmt.Fprintf(&b, ", %d bytes of data", len(r.Data))
 	}
 	b.WriteString(")")
+	if r.Approved() {
+		b.WriteString(" go-ahead")
+	} else {
+		b.WriteString(" no go-ahead")
+	}
 	_, _ = io.WriteString(f, b.String())
 }
 
-// LogValue gives slog the result without its data.
+// LogValue gives slog the result without its data, with approved: [Result.Approved].
 func (r Result) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("status", string(r.Status)), slog.String("case_id", r.CaseID),
-		slog.String("action", r.Action), slog.String("decision", string(r.Decision)), slog.Int("data_bytes", len(r.Data)))
+		slog.String("action", r.Action), slog.String("decision", string(r.Decision)), slog.Bool("approved", r.Approved()),
+		slog.Int("data_bytes", len(r.Data)))
 }

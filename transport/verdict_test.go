@@ -305,3 +305,42 @@ func TestDecisionOf(t *testing.T) {
 		t.Error("a nil Result approves")
 	}
 }
+
+// TestResultPrintsItsVerdict: a Result printed (fmt, any verb) or logged (slog) says whether
+// it is a go-ahead, so no log line shows a "no" that reads as a yes: an HXP option named
+// "Approve", an expiry whose default is approve and a relay approval without an Action each
+// print their verdict; the service's words are quoted, the data never printed.
+func TestResultPrintsItsVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		r    transport.Result
+		want string
+	}{
+		{transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove, CaseID: "review_1"},
+			`completed: approve (case review_1) go-ahead`},
+		{transport.Result{Status: transport.StatusCompleted, Decision: transport.DecisionApprove, CaseID: "relay-1", Data: []byte(`{"secret":"x"}`)},
+			`completed: approve (case relay-1, 14 bytes of data) go-ahead`},
+		{transport.Result{Status: transport.StatusCompleted, Action: "Approve", Decision: transport.DecisionAnswer, CaseID: "req_1"},
+			`completed: answer "Approve" (case req_1) no go-ahead`},
+		{transport.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "approve", CaseID: "review_2"},
+			`expired: default "approve" (case review_2) no go-ahead`},
+		{transport.Result{Status: transport.StatusCompleted, Action: "approve", CaseID: "hand_built"},
+			`completed: "approve", no decision (case hand_built) no go-ahead`},
+		{transport.Result{Status: transport.StatusRejected, Reason: "blocked\nby policy", CaseID: "t1"},
+			`rejected: "blocked\nby policy" (case t1) no go-ahead`},
+		{transport.Result{Status: transport.StatusCancelled, CaseID: "review_3"},
+			`cancelled (case review_3) no go-ahead`},
+	} {
+		for _, verb := range []string{"%v", "%s", "%+v", "%#v"} {
+			if got := fmt.Sprintf(verb, tt.r); got != tt.want {
+				t.Errorf("%s = %s, want %s", verb, got, tt.want)
+			}
+		}
+		if got := fmt.Sprint(&tt.r); got != tt.want {
+			t.Errorf("Sprint(pointer) = %s, want %s", got, tt.want)
+		}
+		approved := tt.r.LogValue().Group()[4]
+		if approved.Key != "approved" || approved.Value.Bool() != tt.r.Approved() {
+			t.Errorf("%s: LogValue's %v, want approved=%v", tt.want, approved, tt.r.Approved())
+		}
+	}
+}
