@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hitlkit/hitlkit/hxp"
@@ -24,12 +23,18 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /hxp/v1/requests/{id}/cancel", s.agent(s.handleCancel))
 	mux.HandleFunc("GET /hxp/v1/inbox", s.human(s.handleInbox))
 	mux.HandleFunc("POST /hxp/v1/requests/{id}/resolve", s.human(s.handleResolve))
-	mux.HandleFunc("GET /hxp/ws/{id}", s.socket(s.agent(s.handleWS)))
-	mux.HandleFunc("GET /hxp/ws", s.socket(s.agent(s.handleWS)))
+	subscribe := s.agent(s.handleWS)
+	if s.cfg.profile == ProfileReference {
+		// The reference server's WebSocket asks for no key: it accepts any handshake.
+		subscribe = s.guard(func(*http.Request) bool { return true }, s.handleWS)
+	}
+	mux.HandleFunc("GET /hxp/ws/{id}", s.socket(subscribe))
+	mux.HandleFunc("GET /hxp/ws", s.socket(subscribe))
 	return mux
 }
 
-func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
+// guard logs the request in s.reqs and answers 401 unless authorized accepts it.
+func (s *Server) guard(authorized func(*http.Request) bool, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		rec := &httpx.StatusWriter{ResponseWriter: w}
 		defer func() {
@@ -42,7 +47,7 @@ func (s *Server) guard(token string, h http.HandlerFunc) http.HandlerFunc {
 				Header: r.Header.Clone(), Status: rec.Status, Time: time.Now()})
 			s.mu.Unlock()
 		}()
-		if !bearer(r, token) {
+		if !authorized(r) {
 			writeError(rec, http.StatusUnauthorized, "unauthorized", "invalid API key or token")
 			return
 		}
@@ -64,8 +69,13 @@ func (s *Server) socket(h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-func (s *Server) agent(h http.HandlerFunc) http.HandlerFunc { return s.guard(s.cfg.agentKey, h) }
-func (s *Server) human(h http.HandlerFunc) http.HandlerFunc { return s.guard(s.cfg.humanToken, h) }
+func (s *Server) agent(h http.HandlerFunc) http.HandlerFunc {
+	return s.guard(func(r *http.Request) bool { return bearer(r, s.cfg.agentKey) }, h)
+}
+
+func (s *Server) human(h http.HandlerFunc) http.HandlerFunc {
+	return s.guard(func(r *http.Request) bool { return bearer(r, s.cfg.humanToken) }, h)
+}
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	var req hxp.Request
@@ -95,21 +105,38 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	out := map[string]any{"request_id": rq.id, "status": "pending", "created_at": st["created_at"],
 		"expires_at": st["expires_at"], "poll_url": "/hxp/v1/requests/" + rq.id}
-	wsBase := "ws" + strings.TrimPrefix(s.URL, "http") // wss:// over TLS, on the listener's own host
-	if s.cfg.profile == ProfileReference && s.srv.TLS == nil {
-		// The certificate of StartTLS covers 127.0.0.1, not localhost: over TLS the
-		// listener's host stays.
-		wsBase = "ws://localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
-	}
-	switch s.cfg.shape {
-	case WSQuery:
+	wsBase := s.wsBase(r)
+	switch {
+	case wsBase == "": // the in-memory server: no WebSocket
+	case s.cfg.shape == WSQuery:
 		out["ws_url"] = wsBase + "/hxp/ws?request_id=" + rq.id
-	case WSPath:
+	case s.cfg.shape == WSPath:
 		out["ws_url"] = wsBase + "/hxp/ws/" + rq.id
 	}
 	w.Header().Set("HXP-Status", "pending")
 	w.Header().Set("HXP-Request-Id", rq.id)
 	writeJSON(w, http.StatusCreated, out)
+}
+
+// wsBase is the scheme and host of the ws_url of a create answer to r, "" for none (the
+// in-memory server, whose transport carries no WebSocket). ProfileSpec names the host r came
+// to, the caller's own origin. ProfileReference names ws://localhost:PORT whatever the
+// caller's host, as the reference server's code writes it, except over TLS, where it names
+// the listener's own host: the certificate of StartTLS covers 127.0.0.1, not localhost.
+func (s *Server) wsBase(r *http.Request) string {
+	scheme := "ws://"
+	if s.srv != nil && s.srv.TLS != nil {
+		scheme = "wss://"
+	}
+	switch {
+	case s.srv == nil:
+		return ""
+	case s.cfg.profile != ProfileReference:
+		return scheme + r.Host
+	case s.srv.TLS != nil:
+		return scheme + s.srv.Listener.Addr().String()
+	}
+	return "ws://localhost:" + strconv.Itoa(int(s.srv.Listener.Addr().(*net.TCPAddr).AddrPort().Port()))
 }
 
 // nextFault takes the first fault queued for request id or for any request and returns its

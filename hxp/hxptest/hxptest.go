@@ -19,6 +19,7 @@ import (
 	"github.com/hitlkit/hitlkit/internal/httpx"
 	"github.com/hitlkit/hitlkit/internal/hxphash"
 	"github.com/hitlkit/hitlkit/internal/inflight"
+	"github.com/hitlkit/hitlkit/internal/memhttp"
 	"github.com/hitlkit/hitlkit/internal/ws"
 )
 
@@ -52,17 +53,31 @@ type Profile int
 const (
 	// ProfileSpec follows the specification: a new WebSocket subscriber is sent the
 	// request's terminal event, whatever it is; timeouts follow §3.3; a reason is a string;
-	// PROVIDE answers are checked; ws_url names the server's own host.
+	// PROVIDE answers are checked; the WebSocket asks for the agent's key; ws_url names the
+	// host the create call came to, so it is the caller's own origin and an hxp.Client sends
+	// its key there: the decision arrives over the WebSocket.
 	ProfileSpec Profile = iota
 	// ProfileReference behaves as the protocol's reference server: WebSocket at
-	// ws://host/hxp/ws?request_id=, a new subscriber replayed the receipt of a completed
-	// request only (an expired or cancelled one gets nothing, and the connection stays
-	// open), a reason stored as whatever JSON the human sent, pause and fail timeouts both
-	// ending as expired without a receipt, a default applied on timeout reported as
-	// completed by "system", evidence over id:JSON(result):completed_at:secret, PROVIDE
-	// answers not validated, list limits not capped, and ws_url ws://localhost:PORT
-	// (another origin than http://127.0.0.1:PORT) — except over TLS ([Server.StartTLS]),
-	// where it is wss://127.0.0.1:PORT, a host the certificate covers.
+	// ws://host/hxp/ws?request_id=, asking for no key, a new subscriber replayed the receipt
+	// of a completed request only (an expired or cancelled one gets nothing, and the
+	// connection stays open), a reason stored as whatever JSON the human sent, pause and fail
+	// timeouts both ending as expired without a receipt, a default applied on timeout
+	// reported as completed by "system", evidence over id:JSON(result):completed_at:secret,
+	// PROVIDE answers not validated, list limits not capped.
+	//
+	// Its ws_url is ws://localhost:PORT whatever host the call came to, as the reference
+	// server's code writes it (over TLS, [Server.StartTLS], it is wss://127.0.0.1:PORT, a host
+	// the certificate covers). Called at [Server.URL], http://127.0.0.1:PORT, that is another
+	// origin: an hxp.Client sends its key to its own origin only, so the handshake carries
+	// none; this WebSocket, like the reference server's, accepts it and pushes the receipt,
+	// and a receipt from another origin only makes the client poll at once: the decision
+	// arrives at once, by that poll, not over the WebSocket. To have it arrive over the WebSocket, call the server at localhost, the
+	// origin ws_url names:
+	//
+	//	srv := hxptest.NewServer(t, hxptest.WithProfile(hxptest.ProfileReference))
+	//	base := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) // ws_url's origin
+	//	client, err := hxp.NewClient(base, transport.WithHTTPClient(srv.Client()),
+	//		transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)), transport.WithAllowPrivateAddresses())
 	ProfileReference
 )
 
@@ -121,7 +136,8 @@ func WithHumanToken(t string) Option { return func(c *config) { c.humanToken = t
 // WithSecret sets the server secret of the evidence hash. Default DefaultSecret.
 func WithSecret(s []byte) Option { return func(c *config) { c.secret = append([]byte(nil), s...) } }
 
-// WithWSShape sets the ws_url shape. Default WSQuery. Both shapes are always served.
+// WithWSShape sets the ws_url shape. Default WSQuery. Both shapes are always served. The
+// in-memory server ([NewMemoryServer]) gives no ws_url, whatever the shape.
 func WithWSShape(s WSShape) Option { return func(c *config) { c.shape = s } }
 
 // WithHashFormula sets how evidence hashes are computed, whatever the profile. Default: the
@@ -137,11 +153,13 @@ func WithReferenceTimeouts() Option { return func(c *config) { c.referenceTimeou
 
 // Server is a running fake.
 type Server struct {
-	// URL is the base URL, http://127.0.0.1:port.
+	// URL is the base URL: http://127.0.0.1:port ([Server.Start]), https://127.0.0.1:port
+	// ([Server.StartTLS]) or https://hxp.test ([NewMemoryServer]).
 	URL string
 
 	cfg     config
-	srv     *httptest.Server
+	srv     *httptest.Server // nil for the in-memory server
+	client  *http.Client
 	created chan string
 	stop    context.Context
 	cancel  context.CancelFunc
@@ -201,11 +219,11 @@ func NewUnstartedServer(opts ...Option) *Server {
 
 // Start starts the server on a loopback port. It panics if the server was already started.
 func (s *Server) Start() {
-	if s.srv != nil {
+	if s.client != nil {
 		panic("hxptest: Server already started")
 	}
 	s.srv = httptest.NewServer(s.routes())
-	s.URL = s.srv.URL
+	s.URL, s.client = s.srv.URL, s.srv.Client()
 }
 
 // StartTLS starts the server on a loopback port over TLS, so ws_url is a wss:// URL on the
@@ -214,11 +232,11 @@ func (s *Server) Start() {
 // ::1 and example.com (with its subdomains) but not localhost; [Server.Client] trusts it.
 // It panics if the server was already started.
 func (s *Server) StartTLS() {
-	if s.srv != nil {
+	if s.client != nil {
 		panic("hxptest: Server already started")
 	}
 	s.srv = httptest.NewTLSServer(s.routes())
-	s.URL = s.srv.URL
+	s.URL, s.client = s.srv.URL, s.srv.Client()
 }
 
 // Certificate returns the certificate of a server started with [Server.StartTLS], nil
@@ -234,10 +252,26 @@ func (s *Server) Certificate() *x509.Certificate {
 func NewServer(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	if httpx.InBubble() {
-		tb.Fatal("hxptest: NewServer listens on loopback, which inside a testing/synctest bubble hangs the test: hxptest has no in-memory server: run this test outside the bubble")
+		tb.Fatal("hxptest: NewServer listens on loopback, which inside a testing/synctest bubble hangs the test: use NewMemoryServer")
 	}
 	s := NewUnstartedServer(opts...)
 	s.Start()
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// NewMemoryServer returns a server reached only through [Server.Client], over an in-memory
+// transport: no socket, usable inside a testing/synctest bubble, where time is virtual and a
+// wait of hours takes no time. Its URL is https://hxp.test; it is closed when tb's test ends.
+//
+// The in-memory transport carries no WebSocket, so its create answers have no ws_url,
+// whatever the profile and [WithWSShape]: an [hxp.Client.Wait] on it polls, at the client's
+// poll interval, and the decision arrives at the first poll after it was made.
+func NewMemoryServer(tb testing.TB, opts ...Option) *Server {
+	tb.Helper()
+	s := NewUnstartedServer(opts...)
+	s.URL = "https://hxp.test"
+	s.client = &http.Client{Transport: &memhttp.Transport{Handler: s.routes()}}
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -260,8 +294,9 @@ func (s *Server) Close() {
 	}
 }
 
-// Client returns an HTTP client that reaches the server.
-func (s *Server) Client() *http.Client { return s.srv.Client() }
+// Client returns an HTTP client that reaches the server: for [NewMemoryServer]'s, the only
+// way to it. Nil before the server is started.
+func (s *Server) Client() *http.Client { return s.client }
 
 // Secret returns the server secret of the evidence hashes.
 func (s *Server) Secret() []byte { return append([]byte(nil), s.cfg.secret...) }
