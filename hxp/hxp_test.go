@@ -193,8 +193,9 @@ func TestEveryAction(t *testing.T) {
 				// ws_url names localhost, another origin: the key is not sent there; the
 				// reference server's WebSocket asks for none and pushes the receipt, which,
 				// from another origin, only makes the polls look at once: one poll under the
-				// WebSocket, one it woke, and one Get by the test, per request.
-				if sockets != len(runs) || polls != 3*len(runs) {
+				// WebSocket, one it woke, and one Get by the test, per request (one fewer when the
+				// person answered before the first poll went out, on a slow machine).
+				if sockets != len(runs) || polls < 2*len(runs) || polls > 3*len(runs) {
 					t.Errorf("%d WebSockets and %d polls against the reference profile", sockets, polls)
 				}
 			default:
