@@ -79,8 +79,9 @@
 //
 // Cancel, List, and the human side (Inbox, Resolve) are there too. hxp/hxptest is a fake
 // server with two profiles, and the tests run against both: ProfileSpec (the specification)
-// and ProfileReference (the reference server: ws://localhost:PORT/hxp/ws?request_id=,
-// receipts-only replay, any JSON as the reason, pause and fail timeouts ending as expired without
+// and ProfileReference (the reference server: ws://localhost:PORT/hxp/ws?request_id=, a
+// WebSocket that asks for no key — called at another host, the client sends it none and a
+// pushed receipt only makes it poll at once —, receipts-only replay, any JSON as the reason, pause and fail timeouts ending as expired without
 // a receipt, a default applied on timeout reported as completed by system, evidence over
 // id:JSON(result):completed_at:secret, PROVIDE answers not validated, list limits not capped).
 //
