@@ -84,14 +84,18 @@ func caseOf(t *testing.T, reviewURL string) string {
 	return strings.TrimPrefix(u.Path, "/review/")
 }
 
+// text is r's text contents, one a line.
 func text(r *mcp.CallToolResult) string {
-	if r == nil || len(r.Content) == 0 {
+	if r == nil {
 		return ""
 	}
-	if tc, ok := r.Content[0].(*mcp.TextContent); ok {
-		return tc.Text
+	var texts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
 	}
-	return ""
+	return strings.Join(texts, "\n")
 }
 
 // TestToolAsksAPerson: the tool's backend answers 202; the go-sdk client gets the review URL
@@ -107,7 +111,7 @@ func TestToolAsksAPerson(t *testing.T) {
 		deleted int32
 	}{
 		{"approved", "approve", 0, "deleted", 1},
-		{"rejected", "reject", 0, "not deleted: completed reject", 0},
+		{"rejected", "reject", 0, "Not done: the person rejected delete_file.\nnot deleted: completed reject", 0},
 		{"approved after a second", "approve", time.Second, "deleted", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,7 +364,7 @@ func TestToolCaseExpires(t *testing.T) {
 	f := newFiles(t, hitltest.NewServer(t, hitltest.WithCaseLifetime(2*time.Second)), time.Second)
 	cs := f.session(t, "delete_file", "", hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil))
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
-	if err != nil || !strings.HasPrefix(text(res), "not deleted: expired") || f.deleted.Load() != 0 {
+	if err != nil || !strings.HasPrefix(text(res), "Not done: the review of delete_file expired before the person decided; the default the service applied is not the person's approval.\nnot deleted: expired") || f.deleted.Load() != 0 {
 		t.Fatalf("CallTool = %q, %v; want the expired case's result", text(res), err)
 	}
 }
@@ -605,52 +609,107 @@ func TestToolProgress(t *testing.T) {
 	}
 }
 
-// TestToolNoIsNeverAGoAhead: a rejection, an expiry with default_action "approve" and a
-// cancellation reach the client as an isError result, even from a Result that words every
-// outcome as a success; only an approval is the tool's success.
+// TestToolNoIsNeverAGoAhead: a rejection, an edit, an expiry with default_action "approve" and
+// a cancellation reach the client as an isError result whose first content names the outcome
+// in plain words (no link, no token, nothing the person gave), before what Result returned —
+// even from a Result that words every outcome as done, or fails; only an approval is the
+// tool's success, Result's content alone. On both revisions, to a client that declared URL
+// elicitation and to one that did not.
 func TestToolNoIsNeverAGoAhead(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
 		body    string
 		decide  func(svc *hitltest.Server, id string) error
-		isError bool
+		fail    bool   // Result fails on an outcome that is not an approval
+		verdict string // a word the first content says; "" for an approval
 	}{
-		{"approved", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "approve", nil, nil) }, false},
-		{"rejected", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "reject", nil, nil) }, true},
-		{"expired with default approve", `{"timeout":"1s","default_action":"approve"}`, func(*hitltest.Server, string) error { return nil }, true},
-		{"cancelled", `{}`, func(svc *hitltest.Server, id string) error { return svc.Cancel(id, "withdrawn") }, true},
+		{"approved", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "approve", nil, nil) }, false, ""},
+		{"rejected", `{}`, func(svc *hitltest.Server, id string) error {
+			return svc.Respond(id, "reject", map[string]any{"reason": "secret-reason"}, nil)
+		}, false, "rejected"},
+		{"edited", `{}`, func(svc *hitltest.Server, id string) error {
+			return svc.Respond(id, "edit", map[string]any{"feedback": "secret-feedback"}, nil)
+		}, false, "changes"},
+		{"expired with default approve", `{"timeout":"1s","default_action":"approve"}`, func(*hitltest.Server, string) error { return nil }, false, "expired"},
+		{"cancelled", `{}`, func(svc *hitltest.Server, id string) error { return svc.Cancel(id, "secret-withdrawn") }, false, "cancelled"},
+		{"rejected, Result fails", `{}`, func(svc *hitltest.Server, id string) error { return svc.Respond(id, "reject", nil, nil) }, true, "rejected"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			svc := hitltest.NewServer(t)
-			c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got *transport.Result
-			tool := &hitlmcp.Tool{Client: c, Secret: secret, Check: 5 * time.Second,
-				Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
-					return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(tt.body))
-				},
-				// A careless Result: every outcome worded as done.
-				Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
-					got = r
-					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-				}}
-			server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
-			server.AddTool(&mcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, tool.Handle)
-			done := make(chan struct{})
-			defer close(done)
-			go func() {
-				if id := svc.NextCase(done); id != "" {
-					_ = tt.decide(svc, id)
+		for _, rev := range []string{"2026-07-28", "2025-11-25"} {
+			for _, urlMode := range []bool{true, false} {
+				name := rev + " " + tt.name
+				if !urlMode {
+					name += " no URL elicitation"
 				}
-			}()
-			cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil), "2025-11-25")
-			res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
-			if err != nil || got == nil || res.IsError != tt.isError || got.Approved() == tt.isError {
-				t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, text(res), err, got, tt.isError)
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					svc := hitltest.NewServer(t)
+					c, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses())
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got *transport.Result
+					tool := &hitlmcp.Tool{Client: c, Secret: secret, Check: 5 * time.Second,
+						Call: func(ctx context.Context, _ *mcp.CallToolRequest) (*http.Request, error) {
+							return http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(tt.body))
+						},
+						// A careless Result: every outcome worded as done.
+						Result: func(_ context.Context, _ *http.Response, r *transport.Result) (*mcp.CallToolResult, error) {
+							got = r
+							if tt.fail && !r.Approved() {
+								return nil, errors.New("the result could not be worded")
+							}
+							return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+						}}
+					server := mcp.NewServer(&mcp.Implementation{Name: "files", Version: "1"}, nil)
+					server.AddTool(&mcp.Tool{Name: "delete_file", InputSchema: map[string]any{"type": "object"}}, tool.Handle)
+					done := make(chan struct{})
+					defer close(done)
+					var id string
+					decided := make(chan struct{})
+					go func() {
+						defer close(decided)
+						if id = svc.NextCase(done); id != "" {
+							_ = tt.decide(svc, id)
+						}
+					}()
+					var o *mcp.ClientOptions
+					if urlMode {
+						o = hitlmcp.ClientOptions(func(context.Context, *hitl.Interrupt) error { return nil }, nil)
+					}
+					cs := connectAt(t, server, mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, o), rev)
+					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file"})
+					<-decided
+					if err != nil || got == nil || res.IsError != (tt.verdict != "") || got.Approved() != (tt.verdict == "") {
+						t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, text(res), err, got, tt.verdict != "")
+					}
+					var texts []string
+					for _, c := range res.Content {
+						tc, ok := c.(*mcp.TextContent)
+						if !ok {
+							t.Fatalf("content %#v, want text", c)
+						}
+						texts = append(texts, tc.Text)
+					}
+					if tt.verdict == "" {
+						if len(texts) != 1 || texts[0] != "done" {
+							t.Fatalf("an approval's content %q, want Result's alone", texts)
+						}
+						return
+					}
+					callback := "done"
+					if tt.fail {
+						callback = "the result could not be worded"
+					}
+					if len(texts) != 2 || !strings.HasPrefix(texts[0], "Not done: ") || !strings.Contains(texts[0], tt.verdict) || !strings.Contains(texts[1], callback) {
+						t.Fatalf("content %q, want the outcome (%q) first, then %q", texts, tt.verdict, callback)
+					}
+					for _, secret := range []string{"http", "token", "/review/", id, "secret-"} {
+						if strings.Contains(texts[0], secret) {
+							t.Errorf("the outcome %q shows %q", texts[0], secret)
+						}
+					}
+				})
 			}
-		})
+		}
 	}
 }

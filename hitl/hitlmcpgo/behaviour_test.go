@@ -27,19 +27,24 @@ func call(name string) mcp.CallToolRequest {
 	return req
 }
 
-// TestNoIsNeverAGoAhead: behind a Result that words every outcome as done, a rejection, an
-// expiry with default_action "approve" and a cancellation reach an mcp-go client as an
-// isError result, on both revisions; only an approval is the tool's success.
+// TestNoIsNeverAGoAhead: behind a Result that words every outcome as done, or fails, a
+// rejection, an edit, an expiry with default_action "approve" and a cancellation reach an
+// mcp-go client as an isError result whose first content names the outcome in plain words (no
+// link, no token, nothing the person gave), before what Result returned, on both revisions;
+// only an approval is the tool's success, Result's content alone.
 func TestNoIsNeverAGoAhead(t *testing.T) {
 	for _, rev := range revisions {
 		for _, tt := range []struct {
 			name, action, body string
-			isError            bool
+			fail               bool   // Result fails on an outcome that is not an approval
+			verdict            string // a word the first content says; "" for an approval
 		}{
-			{"approved", "approve", "", false},
-			{"rejected", "reject", "", true},
-			{"expired with default approve", "none", `{"timeout":"1s","default_action":"approve"}`, true},
-			{"cancelled", "cancel", "", true},
+			{"approved", "approve", "", false, ""},
+			{"rejected", "reject", "", false, "rejected"},
+			{"edited", "edit", "", false, "changes"},
+			{"expired with default approve", "none", `{"timeout":"1s","default_action":"approve"}`, false, "expired"},
+			{"cancelled", "cancel", "", false, "cancelled"},
+			{"rejected, Result fails", "reject", "", true, "rejected"},
 		} {
 			t.Run(rev+" "+tt.name, func(t *testing.T) {
 				b := newBackend(t)
@@ -48,17 +53,48 @@ func TestNoIsNeverAGoAhead(t *testing.T) {
 				tool := b.goTool(5 * time.Second)
 				tool.Result = func(_ context.Context, _ *http.Response, r *hitltransport.Result) (*mcp.CallToolResult, error) {
 					got = r
+					if tt.fail && !r.Approved() {
+						return nil, errors.New("the result could not be worded")
+					}
 					return mcp.NewToolResultText("done"), nil
 				}
 				p := newPipes(t)
 				serveMCPGo(t, p, tool)
-				c := goClient(t, p, rev, hitlmcpgo.ClientOptions(decide(t, b, tt.action), nil)...)
+				var link string
+				forward := decide(t, b, tt.action)
+				c := goClient(t, p, rev, hitlmcpgo.ClientOptions(func(ctx context.Context, it *hitl.Interrupt) error {
+					link = it.Case.ReviewURL
+					return forward(ctx, it)
+				}, nil)...)
 				res, err := c.CallTool(t.Context(), call("delete_file"))
-				if err != nil || got == nil || res.IsError != tt.isError || got.Approved() == tt.isError {
-					t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, goText(res), err, got, tt.isError)
+				if err != nil || got == nil || res.IsError != (tt.verdict != "") || got.Approved() != (tt.verdict == "") {
+					t.Fatalf("CallTool = %+v (%q), %v; Result saw %+v; want isError %v", res, goText(res), err, got, tt.verdict != "")
 				}
-				if tt.isError && !strings.HasPrefix(goText(res), "done") {
-					t.Errorf("the text %q, want Result's", goText(res))
+				var texts []string
+				for _, c := range res.Content {
+					tc, ok := c.(mcp.TextContent)
+					if !ok {
+						t.Fatalf("content %#v, want text", c)
+					}
+					texts = append(texts, tc.Text)
+				}
+				if tt.verdict == "" {
+					if len(texts) != 1 || texts[0] != "done" {
+						t.Fatalf("an approval's content %q, want Result's alone", texts)
+					}
+					return
+				}
+				callback := "done"
+				if tt.fail {
+					callback = "the result could not be worded"
+				}
+				if len(texts) != 2 || !strings.HasPrefix(texts[0], "Not done: ") || !strings.Contains(texts[0], tt.verdict) || !strings.Contains(texts[1], callback) {
+					t.Fatalf("content %q, want the outcome (%q) first, then %q", texts, tt.verdict, callback)
+				}
+				for _, secret := range []string{"http", "token", "/review/", caseOf(t, link)} {
+					if strings.Contains(texts[0], secret) {
+						t.Errorf("the outcome %q shows %q", texts[0], secret)
+					}
 				}
 			})
 		}

@@ -175,33 +175,43 @@ func caseOf(t *testing.T, reviewURL string) string {
 	return strings.TrimPrefix(u.Path, "/review/")
 }
 
+// sdkText is r's text contents, one a line.
 func sdkText(r *gomcp.CallToolResult) string {
-	if r == nil || len(r.Content) == 0 {
+	if r == nil {
 		return ""
 	}
-	if tc, ok := r.Content[0].(*gomcp.TextContent); ok {
-		return tc.Text
+	var texts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(*gomcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
 	}
-	return ""
+	return strings.Join(texts, "\n")
 }
 
+// goText is r's text contents, one a line.
 func goText(r *mcp.CallToolResult) string {
-	if r == nil || len(r.Content) == 0 {
+	if r == nil {
 		return ""
 	}
-	if tc, ok := r.Content[0].(mcp.TextContent); ok {
-		return tc.Text
+	var texts []string
+	for _, c := range r.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			texts = append(texts, tc.Text)
+		}
 	}
-	return ""
+	return strings.Join(texts, "\n")
 }
 
-// decide makes the person decide with action on the review link forwarded to them.
+// decide makes the person decide with action on the review link forwarded to them; "none"
+// leaves the case to its expiry.
 func decide(t *testing.T, b *backend, action string) hitl.Forwarder {
 	var n atomic.Int32
 	return func(_ context.Context, it *hitl.Interrupt) error {
 		if n.Add(1) == 1 {
 			id := caseOf(t, it.Case.ReviewURL)
 			switch action {
+			case "none":
 			case "expire":
 				_ = b.svc.Expire(id)
 			case "cancel":
@@ -223,8 +233,8 @@ var outcomes = []struct {
 	deleted int32
 }{
 	{"approve", "deleted", false, 1},
-	{"reject", "not deleted: completed reject", true, 0},
-	{"cancel", "not deleted: cancelled ", true, 0},
+	{"reject", "Not done: the person rejected delete_file.\nnot deleted: completed reject", true, 0},
+	{"cancel", "Not done: the review of delete_file was cancelled.\nnot deleted: cancelled ", true, 0},
 }
 
 // TestSDKClientToMCPGoTool: a go-sdk client with hitlmcp's handler calls a hitlmcpgo tool

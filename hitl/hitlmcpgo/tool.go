@@ -142,20 +142,19 @@ func (t *Tool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 			Mode: mcp.ElicitationModeURL, Message: s.Ask.Message, URL: s.Ask.URL, ElicitationID: s.Ask.ElicitationID,
 		}).ToolResult(), nil
 	}
-	r := s.Result
-	res, err := t.Result(ctx, nil, r)
-	if err != nil || r.Approved() {
-		return res, err
-	}
-	// Only an approval is a go-ahead: any other outcome is never read as the tool's success.
-	if res == nil {
-		res = &mcp.CallToolResult{}
-	}
-	if len(res.Content) == 0 {
-		res.Content = []mcp.Content{mcp.NewTextContent(mcpcore.NotApproved(req.Params.Name, r))}
-	}
-	res.IsError = true
-	return res, nil
+	return mcpcore.Decided(ctx, req.Params.Name, s.Result,
+		func(ctx context.Context, r *transport.Result) (*mcp.CallToolResult, error) { return t.Result(ctx, nil, r) },
+		func(res *mcp.CallToolResult, texts ...string) *mcp.CallToolResult {
+			if res == nil {
+				res = &mcp.CallToolResult{}
+			}
+			first := make([]mcp.Content, 0, len(texts)+len(res.Content))
+			for _, text := range texts {
+				first = append(first, mcp.NewTextContent(text))
+			}
+			res.Content, res.IsError = append(first, res.Content...), true
+			return res
+		})
 }
 
 // engine is the Tool's state between calls, made at the first call.

@@ -453,20 +453,50 @@ func DoneElsewhere(tool string) string {
 	return fmt.Sprintf("Not done by this call: the person's decision on %s was returned to an identical call made at the same time.", tool)
 }
 
-// NotApproved is the isError text of a Result that is not an approval.
-func NotApproved(tool string, r *transport.Result) string {
-	return fmt.Sprintf("Not done: %s was not approved (%s).", tool, outcome(r))
+// Decided is the tool's result for the person's Result r, made by result (the Tool's Result
+// callback, which is told r). An approval is result's result as it is. Any other outcome
+// keeps the verdict, whatever result made of it: notApproved gets result's R (the zero R when
+// result failed) and texts — first [Verdict], then result's error text when it failed — and
+// returns the isError result with those texts before R's content.
+func Decided[R any](ctx context.Context, tool string, r *transport.Result, result func(context.Context, *transport.Result) (R, error), notApproved func(res R, texts ...string) R) (R, error) {
+	res, err := result(ctx, r)
+	if r.Approved() {
+		return res, err
+	}
+	if err != nil {
+		var zero R
+		return notApproved(zero, Verdict(tool, r), err.Error()), nil
+	}
+	return notApproved(res, Verdict(tool, r)), nil
 }
 
-// outcome is a Result that is not an approval, in words.
-func outcome(r *transport.Result) string {
+// Verdict is the first text of a tool's result for a Result that is not an approval: the
+// outcome in plain words, for the model to read before anything the tool's Result callback
+// made of it. It names no review URL or token and nothing the person gave (no reason, no
+// data): only the tool and how the case ended.
+func Verdict(tool string, r *transport.Result) string {
+	var why string
 	switch {
-	case r.Status == transport.StatusCompleted && r.Decision != "":
-		return "the person answered " + string(r.Decision)
-	case r.Status != "":
-		return string(r.Status)
+	case r == nil:
+		why = "the review of %s ended without the person's approval."
+	case r.Status == transport.StatusCompleted && r.Decision == transport.DecisionReject:
+		why = "the person rejected %s."
+	case r.Status == transport.StatusCompleted && r.Decision == transport.DecisionAnswer:
+		why = "the person did not approve %s as asked; they answered with changes or another choice instead."
+	case r.Status == transport.StatusExpired && r.DefaultApplied:
+		why = "the review of %s expired before the person decided; the default the service applied is not the person's approval."
+	case r.Status == transport.StatusExpired:
+		why = "the review of %s expired before the person decided."
+	case r.Status == transport.StatusCancelled:
+		why = "the review of %s was cancelled."
+	case r.Status == transport.StatusRejected:
+		why = "the service refused the review of %s."
+	case r.Status == transport.StatusFailed:
+		why = "the review of %s failed."
+	default:
+		why = "the review of %s ended without the person's approval."
 	}
-	return "no decision"
+	return "Not done: " + fmt.Sprintf(why, tool)
 }
 
 // Incomplete is the error of a Tool (named pkg: "hitlmcp", "hitlmcpgo") that lacks what it
