@@ -66,8 +66,11 @@ var (
 // A tool call never returns an empty success while the person has not decided, and only
 // an approval ([transport.Result.Approved]) is a success: a rejection, an expiry (with
 // default_action "approve" too), a cancellation, a failure and an answer that is not an
-// approval reach the client with isError set, whatever Result returned (with Result's
-// content, or a sentence naming the outcome when it has none).
+// approval (an edit, a choice) reach the client with isError set and, as the first content,
+// a text naming the outcome in plain words ("Not done: the person rejected delete_file.",
+// "Not done: the review of delete_file expired before the person decided; …", "… was
+// cancelled.") — no review link, no token, nothing the person gave — whatever Result
+// returned; Result's content follows it.
 //
 // A repeat of a call — the same tool, the same arguments, the same caller — made while its
 // case is open joins that case instead of opening another: on 2025-11-25, a model that got
@@ -110,8 +113,11 @@ type Tool struct {
 	// Result is the tool's result: from the backend's response when it needed no person
 	// (r is nil; Result must not close resp.Body, the tool does), or from the person's Result
 	// (resp is nil) — completed, expired with the default applied, or cancelled. Act only
-	// when r.Approved(); any other r reaches the client with isError set. An error it
-	// returns reaches the client as an isError result.
+	// when r.Approved(). On an approval its result goes to the client as it is (an error it
+	// returns: an isError result with the error's text). Any other r keeps its verdict,
+	// whatever Result made of it: the client gets isError set and, first, a text naming the
+	// outcome in plain words (without the review link or anything the person gave), then
+	// Result's content, or the text of the error it returned.
 	Result func(ctx context.Context, resp *http.Response, r *transport.Result) (*mcp.CallToolResult, error)
 	// Check is how long a call waits for the decision before it answers "not done"; 0
 	// means DefaultCheck.

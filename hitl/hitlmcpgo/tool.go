@@ -36,7 +36,9 @@ import (
 //
 // Only an approval ([transport.Result.Approved]) is a success: a rejection, an expiry (with
 // default_action "approve" too), a cancellation and any answer that is not an approval
-// reach the client with isError set, whatever Result returned. A repeat of a call — the
+// reach the client with isError set and, as the first content, a text naming the outcome in
+// plain words ("Not done: the person rejected delete_file.") without the review link or
+// anything the person gave, whatever Result returned; Result's content follows it. A repeat of a call — the
 // same tool, arguments and caller — while its case is open joins that case (an approval
 // given after a first "not done" runs the action once); the open cases are kept in the
 // Tool's memory until their state expires. While a call waits, a client that gave a
@@ -61,7 +63,11 @@ type Tool struct {
 	Call func(ctx context.Context, req mcp.CallToolRequest) (*http.Request, error)
 	// Result is the tool's result: from the backend's response when it needed no person
 	// (r is nil; Result must not close resp.Body), or from the person's Result (resp is
-	// nil). Act only when r.Approved().
+	// nil). Act only when r.Approved(). On an approval its result goes to the client as it
+	// is (an error it returns: an isError result with the error's text). Any other r keeps
+	// its verdict, whatever Result made of it: the client gets isError set and, first, a
+	// text naming the outcome in plain words (without the review link or anything the
+	// person gave), then Result's content, or the text of the error it returned.
 	Result func(ctx context.Context, resp *http.Response, r *transport.Result) (*mcp.CallToolResult, error)
 	// Check is how long a call waits for the decision before it answers "not done"; 0
 	// means [hitlmcp.DefaultCheck].
