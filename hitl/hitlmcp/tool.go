@@ -210,7 +210,9 @@ func (t *Tool) handle(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallT
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{reviewInput: in}, RequestState: s.Ask.State}, nil
 	}
 	return mcpcore.Decided(ctx, req.Params.Name, s.Result,
-		func(ctx context.Context, r *transport.Result) (*mcp.CallToolResult, error) { return t.Result(ctx, nil, r) },
+		func(ctx context.Context, r *transport.Result) (*mcp.CallToolResult, error) {
+			return t.Result(ctx, nil, r)
+		},
 		func(res *mcp.CallToolResult, texts ...string) *mcp.CallToolResult {
 			if res == nil {
 				res = &mcp.CallToolResult{}

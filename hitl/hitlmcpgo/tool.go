@@ -149,7 +149,9 @@ func (t *Tool) handle(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallTo
 		}).ToolResult(), nil
 	}
 	return mcpcore.Decided(ctx, req.Params.Name, s.Result,
-		func(ctx context.Context, r *transport.Result) (*mcp.CallToolResult, error) { return t.Result(ctx, nil, r) },
+		func(ctx context.Context, r *transport.Result) (*mcp.CallToolResult, error) {
+			return t.Result(ctx, nil, r)
+		},
 		func(res *mcp.CallToolResult, texts ...string) *mcp.CallToolResult {
 			if res == nil {
 				res = &mcp.CallToolResult{}
