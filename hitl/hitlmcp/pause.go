@@ -95,7 +95,9 @@ func Paused(call *mcp.CallToolParams, res *mcp.CallToolResult, err error) (*hitl
 
 // Retry calls the tool of it (from [Paused]) again on cs, with its requestState and "accept"
 // for each URL elicitation, once the person has finished on the page. The result may ask
-// again: pass it to Paused.
+// again: pass it to Paused. A [Tool] asks one chain of retries 9 times at most, then answers
+// that the decision is still pending; retrying the Interrupt first kept (its requestState
+// stays valid until the case expires) never lengthens the chain.
 func Retry(ctx context.Context, cs *mcp.ClientSession, it *hitl.Interrupt) (*mcp.CallToolResult, error) {
 	if it == nil || it.Kind != KindMCPInput || it.Case == nil {
 		return nil, errors.New("hitlmcp: Retry needs an interrupt from Paused")

@@ -53,7 +53,11 @@ var (
 //     input request with the case's review URL and the case sealed in requestState. The
 //     client forwards the link and retries with requestState; the retry waits up to Check
 //     for the decision (polling the case, as [hitl.Client.Wait] does) and returns Result's
-//     tool result, or asks again.
+//     tool result, or asks again. A chain of retries is asked 9 times at most: the 10th
+//     call in a row of a person who has not decided (the last that go-sdk's and mcp-go's
+//     automatic loops make) gets an isError result saying the decision is still pending and
+//     to call the tool again later, without the review link, where the client's SDK would
+//     otherwise end the call with its own "exceeded maximum retries" error.
 //   - 2025-11-25, URL elicitation declared: the go-sdk server sends the link as a URL-mode
 //     elicitation/create (its elicitationId a random id) and calls Handle again within the
 //     same call; Handle waits up to Check, and returns Result's tool result after

@@ -713,3 +713,84 @@ func TestToolNoIsNeverAGoAhead(t *testing.T) {
 		}
 	}
 }
+
+// TestToolStillPendingBeforeTheClientGivesUp: a client whose automatic 2026-07-28 loop stops
+// after 10 calls (go-sdk's, mcp-go's; the TypeScript client's after 11) gets, at its 10th call
+// of a person who has not decided, an isError result saying the decision is still pending and
+// to call again later — without the review link — instead of the SDK's "exceeded maximum
+// retries"; calling again joins the open case, and an approval given meanwhile is its result.
+func TestToolStillPendingBeforeTheClientGivesUp(t *testing.T) {
+	svc := hitltest.NewServer(t)
+	f := newFiles(t, svc, 200*time.Millisecond) // 9 waits pass the 202's Retry-After (1 s): the case is polled
+	var forwarded atomic.Int32
+	var link string
+	forward := func(_ context.Context, it *hitl.Interrupt) error {
+		if forwarded.Add(1) == 1 {
+			link = it.Case.ReviewURL
+		}
+		return nil
+	}
+	cs := f.session(t, "delete_file", "2026-07-28", hitlmcp.ClientOptions(forward, nil))
+	params := &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": "/tmp/report.txt"}}
+	calls := func() int {
+		n := 0
+		for _, q := range svc.Requests() {
+			if q.Method == http.MethodPost {
+				n++
+			}
+		}
+		return n
+	}
+	res, err := cs.CallTool(t.Context(), params)
+	if err != nil || !res.IsError || res.NeedsInput() || f.deleted.Load() != 0 {
+		t.Fatalf("CallTool = %+v (%q), %v; want an isError result", res, text(res), err)
+	}
+	if got := text(res); !strings.HasPrefix(got, "Not done: ") || !strings.Contains(got, "still") || !strings.Contains(got, "again") ||
+		strings.Contains(got, "http") || strings.Contains(got, caseOf(t, link)) {
+		t.Errorf("the text %q, want the decision still pending, call again, and no link", got)
+	}
+	if err := svc.Respond(caseOf(t, link), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err = cs.CallTool(t.Context(), params)
+	if err != nil || res.IsError || text(res) != "deleted" || f.deleted.Load() != 1 || calls() != 1 {
+		t.Fatalf("calling again = %+v (%q), %v; deleted %d, %d cases; want the open case's approval", res, text(res), err, f.deleted.Load(), calls())
+	}
+}
+
+// TestToolChainBound: a client that runs 2026-07-28's rounds itself is asked 9 times along a
+// chain of retries, each from the last result's state, and the 10th call says "still
+// pending"; retries from the first state it kept are asked again however many.
+func TestToolChainBound(t *testing.T) {
+	f := newFiles(t, hitltest.NewServer(t), 20*time.Millisecond)
+	cs := f.session(t, "delete_file", "", manualURL())
+	params := &mcp.CallToolParams{Name: "delete_file"}
+	first, err := cs.CallTool(t.Context(), params)
+	if err != nil || !first.NeedsInput() {
+		t.Fatalf("first call = %+v, %v", first, err)
+	}
+	retry := func(state string) *mcp.CallToolResult {
+		t.Helper()
+		res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: params.Name, RequestState: state,
+			InputResponses: mcp.InputResponseMap{"review": &mcp.ElicitResult{Action: "accept"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for i := range 12 {
+		if res := retry(first.RequestState); !res.NeedsInput() {
+			t.Fatalf("retry %d from the first state = %+v (%q), want input required", i+1, res, text(res))
+		}
+	}
+	res := first
+	for call := 2; call <= 10; call++ {
+		res = retry(res.RequestState)
+		if call < 10 && !res.NeedsInput() {
+			t.Fatalf("call %d of the chain = %+v (%q), want input required", call, res, text(res))
+		}
+	}
+	if res.NeedsInput() || !res.IsError || !strings.Contains(text(res), "still waits") || f.deleted.Load() != 0 {
+		t.Fatalf("the chain's 10th call = %+v (%q), want still pending", res, text(res))
+	}
+}

@@ -386,3 +386,35 @@ func TestRestartMidWait(t *testing.T) {
 		t.Fatalf("/b rejected = %+v, %v; want isError, nothing more deleted", res, err)
 	}
 }
+
+// TestStillPendingBeforeTheClientGivesUp: an mcp-go client whose automatic 2026-07-28 loop
+// stops after 10 calls gets, at its 10th call of a person who has not decided, an isError
+// result saying the decision is still pending and to call again later, without the review
+// link, instead of "exceeded maximum retries"; calling again joins the open case.
+func TestStillPendingBeforeTheClientGivesUp(t *testing.T) {
+	b := newBackend(t)
+	p := newPipes(t)
+	serveMCPGo(t, p, b.goTool(200*time.Millisecond)) // 9 waits pass the 202's Retry-After (1 s): the case is polled
+	var link string
+	c := goClient(t, p, "2026-07-28", hitlmcpgo.ClientOptions(func(_ context.Context, it *hitl.Interrupt) error {
+		if link == "" {
+			link = it.Case.ReviewURL
+		}
+		return nil
+	}, nil)...)
+	res, err := c.CallTool(t.Context(), call("delete_file"))
+	if err != nil || !res.IsError || b.deleted.Load() != 0 {
+		t.Fatalf("CallTool = %+v (%q), %v; want an isError result", res, goText(res), err)
+	}
+	if got := goText(res); !strings.HasPrefix(got, "Not done: ") || !strings.Contains(got, "still") || !strings.Contains(got, "again") ||
+		strings.Contains(got, "http") || strings.Contains(got, caseOf(t, link)) {
+		t.Errorf("the text %q, want the decision still pending, call again, and no link", got)
+	}
+	if err := b.svc.Respond(caseOf(t, link), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.CallTool(t.Context(), call("delete_file"))
+	if err != nil || res.IsError || goText(res) != "deleted" || b.deleted.Load() != 1 || opened(b) != 1 {
+		t.Fatalf("calling again = %+v (%q), %v; deleted %d, %d cases; want the open case's approval", res, goText(res), err, b.deleted.Load(), opened(b))
+	}
+}

@@ -24,7 +24,10 @@ import (
 //   - 2026-07-28, the client declared URL elicitation (in the request's _meta): an
 //     input_required result, a URL-mode input request "review" with the case's review URL
 //     (no elicitationId) and the case sealed in requestState; the retry with requestState
-//     waits up to Check and returns Result's tool result, or asks again.
+//     waits up to Check and returns Result's tool result, or asks again — 9 times at most
+//     in a chain: the 10th call in a row (the last of mcp-go's and go-sdk's automatic
+//     loops) gets an isError result saying the decision is still pending and to call again
+//     later, without the review link.
 //   - 2025-11-25, the client declared URL elicitation (in initialize): mcp-go's server
 //     sends the same request as a URL-mode elicitation/create (its elicitationId a random
 //     id) and calls Handle again within the same call; Handle waits up to Check and returns

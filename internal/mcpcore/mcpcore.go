@@ -81,7 +81,16 @@ type Paused struct {
 	Expires   int64           `json:"exp"`
 	Opened    int64           `json:"opened,omitempty"` // Unix milliseconds
 	Interrupt *hitl.Interrupt `json:"it"`
+	// Asks counts the input-required results of this chain of retries, the one that
+	// carries this state included; a call without requestState starts a chain.
+	Asks int `json:"asks,omitempty"`
 }
+
+// MaxAsks is how many input-required results a chain of retries gets: the call after them
+// (the 10th of the chain, the last that go-sdk's and mcp-go's automatic loops make; the
+// TypeScript client's makes 11) gets a [StillPending] text instead, so that the client
+// hears "not decided yet, call again" rather than its SDK's "exceeded maximum retries".
+const MaxAsks = 9
 
 // StatePrefix names the seal's version; a state without it does not open.
 const StatePrefix = "v1."
@@ -431,7 +440,16 @@ func ask[R any](e *Engine, c *Call, p *Paused) (Step[R], error) {
 		s.Text = NotDone(c.Name, p.Interrupt, "no decision yet")
 		return s, nil
 	}
-	state, err := Seal(e.Secret, c.Bind, p)
+	next := *p // p may be the open case that repeats share: it is not written
+	next.Asks = 1
+	if c.State != "" {
+		next.Asks = p.Asks + 1
+	}
+	if c.MultiRoundTrip && next.Asks > MaxAsks {
+		s.Text = StillPending(c.Name)
+		return s, nil
+	}
+	state, err := Seal(e.Secret, c.Bind, &next)
 	if err != nil {
 		return s, err
 	}
@@ -445,6 +463,13 @@ func ask[R any](e *Engine, c *Call, p *Paused) (Step[R], error) {
 // NotDone is the isError text for a call whose person has not decided.
 func NotDone(tool string, it *hitl.Interrupt, why string) string {
 	return fmt.Sprintf("Not done: %s waits for a person's decision (%s). %s Review: %s", tool, why, it.Prompt(), it.Case.ReviewURL)
+}
+
+// StillPending is the isError text of a retry whose chain has had [MaxAsks] input-required
+// results while the person has not decided: it names no review link (the client has it
+// already) and says how to go on.
+func StillPending(tool string) string {
+	return fmt.Sprintf("Not done: %s still waits for a person's decision; the review stays open. Call %s again later with the same arguments to get the decision.", tool, tool)
 }
 
 // DoneElsewhere is the isError text of a repeat whose case's outcome an identical call
