@@ -67,6 +67,14 @@ var (
 //     request; Handle waits up to Check (the service may reach the person by its own
 //     means), and returns Result's tool result or an isError result naming the review link.
 //
+// The review link is a credential: its token lets whoever holds it decide the case. It goes
+// to the client only to reach the person — in an elicitation or input request to a client
+// that declared URL elicitation, for its handler to forward — and in the "not done" isError
+// text to a client that did not, which has no other way to show the person the page: that
+// text is for the model to show its user, and puts the link in the model's context and in
+// whatever the client and the model's provider keep of the conversation. It is never in a
+// log, an error, requestState, a progress message or the text naming an outcome.
+//
 // A tool call never returns an empty success while the person has not decided, and only
 // an approval ([transport.Result.Approved]) is a success: a rejection, an expiry (with
 // default_action "approve" too), a cancellation, a failure and an answer that is not an

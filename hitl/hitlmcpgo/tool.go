@@ -35,7 +35,9 @@ import (
 //     naming the review link.
 //   - every other call — a client with a form handler only or none, on any revision, and
 //     revisions before 2025-11-25: the link is never sent as an elicitation; Handle waits up
-//     to Check and returns Result's tool result or an isError result naming the link.
+//     to Check and returns Result's tool result or an isError result naming the link — a
+//     credential (its token lets whoever holds it decide the case), there for the model to
+//     show its user, and so in the model's context (see [hitlmcp.Tool]).
 //
 // Only an approval ([transport.Result.Approved]) is a success: a rejection, an expiry (with
 // default_action "approve" too), a cancellation and any answer that is not an approval
