@@ -460,9 +460,17 @@ func ask[R any](e *Engine, c *Call, p *Paused) (Step[R], error) {
 	return s, nil
 }
 
-// NotDone is the isError text for a call whose person has not decided.
+// NotDone is the isError text for a call whose person has not decided: the service's prompt
+// ends as a sentence before the review link.
 func NotDone(tool string, it *hitl.Interrupt, why string) string {
-	return fmt.Sprintf("Not done: %s waits for a person's decision (%s). %s Review: %s", tool, why, it.Prompt(), it.Case.ReviewURL)
+	prompt := strings.TrimSpace(it.Prompt())
+	if prompt != "" && !strings.ContainsAny(prompt[len(prompt)-1:], ".?!") {
+		prompt += "."
+	}
+	if prompt != "" {
+		prompt += " "
+	}
+	return fmt.Sprintf("Not done: %s waits for a person's decision (%s). %sReview: %s", tool, why, prompt, it.Case.ReviewURL)
 }
 
 // StillPending is the isError text of a retry whose chain has had [MaxAsks] input-required

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -88,5 +89,21 @@ func TestDecided(t *testing.T) {
 				t.Errorf("got %q (isError %v), want %q (isError %v)", got.texts, got.isError, tt.want, tt.isError)
 			}
 		})
+	}
+}
+
+// TestNotDoneReadsAsSentences: the service's prompt ends as a sentence before the review
+// link, whatever its own punctuation; no prompt leaves no gap.
+func TestNotDoneReadsAsSentences(t *testing.T) {
+	for prompt, want := range map[string]string{
+		"Deploy to production":   "(pending). Deploy to production. Review: https://svc.example/r",
+		"Delete the report?":     "(pending). Delete the report? Review: https://svc.example/r",
+		"  Approve the refund. ": "(pending). Approve the refund. Review: https://svc.example/r",
+		"":                       "(pending). Review: https://svc.example/r",
+	} {
+		it := &hitl.Interrupt{Case: &hitl.Case{Prompt: prompt, ReviewURL: "https://svc.example/r"}}
+		if got := NotDone("deploy", it, "pending"); !strings.HasSuffix(got, want) {
+			t.Errorf("NotDone with prompt %q = %q, want it to end %q", prompt, got, want)
+		}
 	}
 }
