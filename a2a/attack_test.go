@@ -98,3 +98,28 @@ func TestEchoedSecretsStayOutOfErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNilClient: every method of a nil *Client is an error naming a2a.NewClient, not a panic.
+func TestNilClient(t *testing.T) {
+	var c *a2a.Client
+	ep := a2a.Endpoint{URL: "https://agent.example/a2a", Binding: a2a.JSONRPC10}
+	p := &a2a.Pause{Endpoint: ep, TaskID: "t1", Class: a2a.ClassInputRequired}
+	ask := func(context.Context, *a2a.Pause) (a2a.Answer, error) { return a2a.Answer{}, nil }
+	for name, call := range map[string]func() error{
+		"Send":       func() error { _, err := c.Send(t.Context(), ep, a2a.Message{}, nil); return err },
+		"SendStream": func() error { _, err := c.SendStream(t.Context(), ep, a2a.Message{}, nil); return err },
+		"GetTask":    func() error { _, err := c.GetTask(t.Context(), ep, "t1"); return err },
+		"Cancel":     func() error { _, err := c.Cancel(t.Context(), ep, "t1"); return err },
+		"Resume":     func() error { _, err := c.Resume(t.Context(), p, a2a.Text(p, "yes")); return err },
+		"Wait":       func() error { _, err := c.Wait(t.Context(), p, nil); return err },
+		"Run":        func() error { _, err := c.Run(t.Context(), p, ask, nil); return err },
+		"Runner":     func() error { _, err := c.Runner(ask, nil).Wait(t.Context(), p); return err },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "a2a.NewClient") {
+			t.Errorf("nil *Client's %s = %v; want an error naming a2a.NewClient", name, err)
+		}
+	}
+	if c.Pending() != nil {
+		t.Error("a nil *Client has pending questions")
+	}
+}

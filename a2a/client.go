@@ -50,7 +50,8 @@ const (
 )
 
 // Client talks to A2A agents on the agent's behalf. It is safe for concurrent use; a zero
-// Client is not usable, make one with [NewClient].
+// Client is not usable, make one with [NewClient]; the methods of a nil *Client return an
+// error saying so.
 type Client struct {
 	cfg        *clientcfg.Config // telemetry, audit, the waits open
 	hc         *http.Client
@@ -136,6 +137,9 @@ type SendOptions struct {
 // returns its answer: a Task, or a Message. m's role is always user; an empty MessageID is
 // filled in. Send is one request, never retried.
 func (c *Client) Send(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	return c.call(ctx, ep, opSend, "", c.outgoing(&m), o)
 }
 
@@ -169,6 +173,9 @@ func (c *Client) do(ctx context.Context, req *http.Request) (*http.Response, err
 // required" — is asked once more with {"name":"tasks/<id>"}, as older agents want. An answer
 // about another task is transport.ErrMismatch.
 func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	ev, err := c.call(ctx, ep, opGet, id, nil, nil)
 	if wantsName(ep, err) {
 		ev, err = c.call(ctx, ep, opGetByName, id, nil, nil)
@@ -192,6 +199,9 @@ func (c *Client) GetTask(ctx context.Context, ep Endpoint, id string) (*Task, er
 // answer about another task. One request, asked once more by name when the agent wants the
 // task's resource name (see [Client.GetTask]).
 func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	ev, err := c.call(ctx, ep, opCancel, id, nil, nil)
 	if wantsName(ep, err) {
 		ev, err = c.call(ctx, ep, opCancelByName, id, nil, nil)
@@ -219,6 +229,9 @@ func (c *Client) Cancel(ctx context.Context, ep Endpoint, id string) (*Task, err
 // ErrTaskTerminal. A reply that is another task (an agent that starts a new task for an id it
 // does not know) is transport.ErrMismatch naming both ids, never the answer.
 func (c *Client) Resume(ctx context.Context, p *Pause, a Answer) (*Event, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if err := resumable(p, a); err != nil {
 		return nil, err
 	}

@@ -280,3 +280,6 @@ func (e *RepeatedCallError) Error() string {
 }
 
 func (e *RepeatedCallError) Unwrap() error { return ErrRepeatedToolCall }
+
+// errNilClient is what a method of a nil *Client returns, where it would otherwise panic.
+var errNilClient = errors.New("a2a: nil *Client: build one with a2a.NewClient")

@@ -187,6 +187,9 @@ func mergeObjects(a, b json.RawMessage) json.RawMessage {
 // agent answered with. The stream is closed before SendStream returns, whatever the agent
 // does with it after the turn's last event.
 func (c *Client) SendStream(ctx context.Context, ep Endpoint, m Message, o *SendOptions) (*Event, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	req, wantID, err := c.request(ctx, ep, opStream, "", c.outgoing(&m), o)
 	if err != nil {
 		return nil, err

@@ -52,6 +52,9 @@ type WaitOptions struct {
 // end the wait; the agent's other errors do (ErrTaskNotFound when it forgot the task). When
 // ctx ends, Wait returns context.Cause(ctx). It leaves no goroutine behind.
 func (c *Client) Wait(ctx context.Context, p *Pause, o *WaitOptions) (*Task, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if p == nil {
 		return nil, ErrNotPaused
 	}
@@ -383,6 +386,9 @@ func AnswersOf(r *transport.Result) ([]Answer, error) {
 // An error means the outcome is unknown: the Asker's error, a resume refused (the task is
 // still paused: resume it later from its [Pause]), ErrTooManyTurns, or the agent's error.
 func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if p == nil {
 		return nil, ErrNotPaused
 	}
@@ -411,7 +417,12 @@ func question(p *Pause) transport.Question {
 // Pending lists the tasks this client is carrying on now ([Client.Run]), oldest first: one
 // entry per running Run, removed when it returns. Safe for concurrent use. The client keeps
 // no store of its own (hitl's Client lists stored A2A pauses too).
-func (c *Client) Pending() []transport.Pending { return c.cfg.Pending() }
+func (c *Client) Pending() []transport.Pending {
+	if c == nil {
+		return nil
+	}
+	return c.cfg.Pending()
+}
 
 func (c *Client) run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
 	if o == nil {

@@ -113,3 +113,26 @@ func TestNoRedirectFollowed(t *testing.T) {
 		t.Errorf("the other origin was reached %d times", elsewhere)
 	}
 }
+
+// TestNilClient: every method of a nil *Client is an error naming hxp.NewClient, not a panic.
+func TestNilClient(t *testing.T) {
+	var c *hxp.Client
+	cr := &hxp.Created{RequestID: "req_1"}
+	for name, call := range map[string]func() error{
+		"Create":  func() error { _, err := c.Create(t.Context(), &hxp.Request{}); return err },
+		"Get":     func() error { _, err := c.Get(t.Context(), "req_1"); return err },
+		"Cancel":  func() error { return c.Cancel(t.Context(), "req_1") },
+		"List":    func() error { _, err := c.List(t.Context(), nil); return err },
+		"Inbox":   func() error { _, err := c.Inbox(t.Context(), nil); return err },
+		"Resolve": func() error { _, err := c.Resolve(t.Context(), "req_1", "yes", ""); return err },
+		"Wait":    func() error { _, err := c.Wait(t.Context(), cr, nil); return err },
+		"Waiter":  func() error { _, err := c.Waiter(nil).Wait(t.Context(), cr); return err },
+	} {
+		if err := call(); err == nil || !strings.Contains(err.Error(), "hxp.NewClient") {
+			t.Errorf("nil *Client's %s = %v; want an error naming hxp.NewClient", name, err)
+		}
+	}
+	if c.Pending() != nil {
+		t.Error("a nil *Client has pending questions")
+	}
+}

@@ -36,7 +36,8 @@ const (
 
 // Client talks to one HXP server, as an agent (create, wait, cancel, list) and, with a human
 // token, as a human client (inbox, resolve). Create it with [NewClient]; it is safe for
-// concurrent use and holds no per-request state.
+// concurrent use and holds no per-request state. The methods of a nil *Client return an
+// error saying to call NewClient.
 type Client struct {
 	cfg          *clientcfg.Config // telemetry, audit, the waits open
 	base         *url.URL
@@ -138,6 +139,9 @@ var (
 	// ErrInvalidResolution: 422, the result does not fit the request.
 	ErrInvalidResolution = errors.New("hxp: invalid resolution")
 )
+
+// errNilClient is what a method of a nil *Client returns, where it would otherwise panic.
+var errNilClient = errors.New("hxp: nil *Client: build one with hxp.NewClient")
 
 // APIError is an error answer of the server. Code is the server's error code when it sent
 // one ("reason_required"); Message its message. Neither ever holds a credential.
@@ -313,6 +317,9 @@ func (c *Client) endpoint(path string, q url.Values) string {
 // Create validates r and sends it (§5.1). A request that fails validation is a
 // [*RequestError] and nothing is sent. The answer's relative URLs are made absolute.
 func (c *Client) Create(ctx context.Context, r *Request) (*Created, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if r == nil {
 		return nil, &RequestError{Problems: []FieldError{{"request", "nil"}}}
 	}
@@ -411,6 +418,9 @@ func (s *State) UnmarshalJSON(b []byte) error {
 
 // Get fetches a request's state (§5.1 Poll Request Status).
 func (c *Client) Get(ctx context.Context, requestID string) (*State, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if !validID(requestID) {
 		return nil, errors.New("hxp: get: malformed request id")
 	}
@@ -424,6 +434,9 @@ func (c *Client) Get(ctx context.Context, requestID string) (*State, error) {
 // Cancel cancels a request (reference server: POST /requests/{id}/cancel). A request already
 // resolved gives ErrAlreadyResolved.
 func (c *Client) Cancel(ctx context.Context, requestID string) error {
+	if c == nil {
+		return errNilClient
+	}
 	if !validID(requestID) {
 		return errors.New("hxp: cancel: malformed request id")
 	}
@@ -440,6 +453,9 @@ type ListOptions struct {
 
 // List returns the agent's requests.
 func (c *Client) List(ctx context.Context, o *ListOptions) ([]State, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	q := url.Values{}
 	if o != nil {
 		set(q, "agent_id", o.AgentID)
@@ -480,6 +496,9 @@ type Inbox struct {
 
 // Inbox lists the requests waiting for the human whose token the client holds.
 func (c *Client) Inbox(ctx context.Context, f *InboxFilter) (*Inbox, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	q := url.Values{}
 	if f != nil {
 		set(q, "status", f.Status)
@@ -497,6 +516,9 @@ func (c *Client) Inbox(ctx context.Context, f *InboxFilter) (*Inbox, error) {
 // "approved"/"rejected", or the value; reason is optional ("" sends null). A result that does
 // not fit is ErrInvalidResolution (422), a second answer ErrAlreadyResolved (409).
 func (c *Client) Resolve(ctx context.Context, requestID string, result any, reason string) (*Receipt, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if !validID(requestID) {
 		return nil, errors.New("hxp: resolve: malformed request id")
 	}

@@ -89,6 +89,9 @@ func (w waiter) Wait(ctx context.Context, cr *Created) (*transport.Result, error
 // does not fit the request when WaitOptions.CheckReceipt asks (ErrReceiptMismatch), or
 // context.Cause(ctx). Wait returns only after every goroutine it started ended.
 func (c *Client) Wait(ctx context.Context, cr *Created, o *WaitOptions) (*transport.Result, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	if cr == nil || !validID(cr.RequestID) {
 		return nil, errors.New("hxp: Wait needs a created request")
 	}
@@ -437,4 +440,9 @@ func pushedResult(cr *Created, rc *Receipt, trusted bool) *transport.Result {
 // Pending lists the requests this client is waiting on now, oldest first: one entry per
 // running [Client.Wait], removed when it returns. Safe for concurrent use. The client keeps no
 // store of its own; a request created and not being waited on is not listed.
-func (c *Client) Pending() []transport.Pending { return c.cfg.Pending() }
+func (c *Client) Pending() []transport.Pending {
+	if c == nil {
+		return nil
+	}
+	return c.cfg.Pending()
+}
