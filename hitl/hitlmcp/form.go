@@ -142,15 +142,22 @@ func (f *Form) Check(content map[string]any) error {
 	return nil
 }
 
+// referenceKeywords are the keywords by which a schema refers to another schema.
+var referenceKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions"}
+
 // reference is the first keyword of the schema that refers to another schema ($ref and its
-// kin), or "" when it has none.
+// kin), or "" when it has none. Keys are compared as encoding/json matches them to the
+// validator's fields — without regard to case, under Unicode folding ("$reF", "$defſ") —, so
+// no spelling of a reference reaches the validator, which would follow "$ref": "#" into
+// itself until the stack runs out.
 func reference(v any) string {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			switch k {
-			case "$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions":
-				return k
+			for _, kw := range referenceKeywords {
+				if strings.EqualFold(k, kw) {
+					return k
+				}
 			}
 			if r := reference(e); r != "" {
 				return r

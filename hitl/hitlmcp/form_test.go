@@ -204,14 +204,20 @@ func FuzzFormCheck(f *testing.F) {
 	})
 }
 
-// TestFormHostileSchema: a server's schema that refers to itself is refused as invalid
-// params before the human is asked, instead of sending validation into endless recursion
-// (a stack overflow ends the whole agent).
+// TestFormHostileSchema: a server's schema that refers to itself — under any spelling of the
+// keyword that decodes as one — is refused as invalid params before the human is asked,
+// instead of sending validation into endless recursion (a stack overflow ends the whole
+// agent; FuzzFormCheck found "$reF").
 func TestFormHostileSchema(t *testing.T) {
 	for _, schema := range []map[string]any{
 		{"$ref": "#"},
 		{"type": "object", "properties": map[string]any{"a": map[string]any{"$ref": "#"}}},
 		{"type": "object", "$defs": map[string]any{"x": map[string]any{"$ref": "#/$defs/x"}}, "properties": map[string]any{"a": map[string]any{"$ref": "#/$defs/x"}}},
+		// encoding/json matches keys to the validator's fields without regard to case,
+		// under Unicode folding: every spelling is a reference.
+		{"$reF": "#"},
+		{"type": "object", "properties": map[string]any{"a": map[string]any{"$REF": "#"}}},
+		{"type": "object", "$defſ": map[string]any{"x": map[string]any{"$Ref": "#/$defs/x"}}},
 	} {
 		asked := false
 		ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
