@@ -12,7 +12,10 @@
 //		return err // a decision that is not a go-ahead (ErrNotApproved), or the outcome is unknown
 //	}
 //	defer resp.Body.Close()
-//	// resp.Result is nil when no human was needed, else it approved: go ahead.
+//	if resp.Result == nil && resp.StatusCode >= 300 {
+//		return fmt.Errorf("service: %s", resp.Status) // no human was asked: the service failed
+//	}
+//	// The service answered without needing a human, or a human approved: go ahead.
 //
 // It speaks the HITL Protocol (v0.5 to v0.8: a 202 with a hitl object, polling with
 // Retry-After and ETag, Server-Sent Events, signed callbacks, inline submit, forms,
