@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
@@ -28,14 +30,27 @@ import (
 // (mode 0600). One process holds the file at a time; a second waits for its lock (see
 // [Open]). Safe for concurrent use; Close it when done.
 type Store struct {
-	path string
+	path string // as given to Open
+	abs  string // the key in opened
 	db   *kv.DB
 }
+
+// opened are the files this process has open as a Store, by absolute path: a second Open of
+// one of them is refused at once, where the file's lock would make it wait 5 s and then
+// blame another process.
+var opened = struct {
+	sync.Mutex
+	paths map[string]bool
+}{paths: map[string]bool{}}
+
+// errClosed is what a Store's methods return after Close.
+var errClosed = errors.New("filestore: the store is closed: open it again with filestore.Open")
 
 var _ hitl.Store = (*Store)(nil)
 
 var (
-	// ErrLocked: another process holds the store's file.
+	// ErrLocked: another process holds the store's file, or this process has it open as
+	// another Store.
 	ErrLocked = errors.New("filestore: the store file is held by another process")
 	// ErrInsecure: the file or its directory is owned by another user, writable by group or
 	// others (a directory without its sticky bit), or (the file) readable by others, or a
@@ -68,7 +83,9 @@ func (e *Error) Is(target error) bool { return target == e.kind }
 const lockWait = 5 * time.Second
 
 // Open opens the store in the file at path, creating it (mode 0600) if needed. It waits up
-// to 5 s for another process to release the file, then fails with ErrLocked.
+// to 5 s for another process to release the file, then fails with ErrLocked; a file this
+// process has open already (through another Store not yet closed) is ErrLocked at once: share
+// that Store, which is safe for concurrent use.
 //
 // Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
 // this process's user or root and that group and others cannot write it — or, if they can,
@@ -81,12 +98,29 @@ const lockWait = 5 * time.Second
 // could have put there to have the store written over one of this user's files. It then reads
 // every page the file's tree reaches: a damaged file is an *Error matching ErrDamaged, the file
 // untouched. An empty file is a new store.
+//
+// The file keeps two copies of its root (bbolt's two meta pages) and is read from the newer
+// one that is sound: a commit cut short by a crash — the write that was committing had not
+// returned — leaves the newer copy unsound and the store as it was before that write. So
+// damage confined to the newer copy also reads as the store before its last write, not as
+// ErrDamaged.
 func Open(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("filestore: %s: %w", path, err)
+	}
+	opened.Lock()
+	defer opened.Unlock()
+	if opened.paths[abs] {
+		return nil, &Error{Path: path, Reason: "this process has the store file open already", kind: ErrLocked,
+			Fix: "share the Store Open returned (it is safe for concurrent use), or Close it before opening the file again"}
+	}
 	db, err := kv.Open(path, lockWait)
 	if err != nil {
 		return nil, wrap(path, err)
 	}
-	return &Store{path: path, db: db}, nil
+	opened.paths[abs] = true
+	return &Store{path: path, abs: abs, db: db}, nil
 }
 
 // wrap turns kv's errors into this package's.
@@ -99,13 +133,15 @@ func wrap(path string, err error) error {
 	case errors.Is(err, kv.ErrLocked):
 		return &Error{Path: path, Reason: "another process holds the store file (waited 5 s)", kind: ErrLocked,
 			Fix: "one process opens a store at a time: stop the other one, or give this one a store file of its own"}
+	case errors.Is(err, kv.ErrClosed):
+		return errClosed
 	case errors.As(err, &ins):
 		return &Error{Path: path, Reason: ins.Problem, Fix: ins.Fix, kind: ErrInsecure}
 	case errors.As(err, &dmg):
 		return &Error{Path: path, Reason: dmg.Error(), kind: ErrDamaged,
-			Fix: "the file is left as it was: stop the process using it, then filestore.Salvage copies what is readable into a new file"}
+			Fix: "the file is left as it was: filestore.Salvage copies what is readable into a new file (close any Store open on it first)"}
 	}
-	return fmt.Errorf("filestore: open: %w", err)
+	return fmt.Errorf("filestore: %s: %w", path, err)
 }
 
 func key(k hitl.StoreKey) []byte { return []byte(k.Origin + "\n" + k.ID) }
@@ -164,8 +200,15 @@ func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
 	return out, errors.Join(bad...)
 }
 
-// Close closes the file.
+// Close closes the file; the Store's methods then return an error saying it is closed, and
+// the file may be opened again. Closing twice is no error.
 func (s *Store) Close() error {
+	opened.Lock()
+	if s.abs != "" {
+		delete(opened.paths, s.abs)
+		s.abs = ""
+	}
+	opened.Unlock()
 	if err := s.db.Close(); err != nil {
 		return wrap(s.path, err)
 	}

@@ -2,32 +2,78 @@ package filestore_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/filestore"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// TestLocked: a second process opening a store file another holds gets
-// ErrLocked, not a shared, corrupting write.
+// TestLocked: a second Open of a file this process holds is ErrLocked at once, saying to
+// share the Store; after Close the file opens again; a second process opening it waits for
+// the lock and gets ErrLocked naming the file and what to do, not a shared, corrupting write.
 func TestLocked(t *testing.T) {
+	if path := os.Getenv("FILESTORE_OPEN"); path != "" { // the second process
+		_, err := filestore.Open(path)
+		fmt.Print(errors.Is(err, filestore.ErrLocked), " ", err)
+		return
+	}
 	path := filepath.Join(t.TempDir(), "open.db")
 	s, err := filestore.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	if _, err := filestore.Open(filepath.Join(filepath.Dir(path), ".", "open.db")); !errors.Is(err, filestore.ErrLocked) || !strings.Contains(err.Error(), "this process has the store file open already") {
+		t.Errorf("second open in this process = %v, want ErrLocked saying so", err)
+	}
 	if testing.Short() {
 		t.Skip("waits 5 s for the lock")
 	}
-	if _, err := filestore.Open(path); !errors.Is(err, filestore.ErrLocked) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "stop the other one") {
-		t.Errorf("second open = %v, want ErrLocked naming the file and what to do", err)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLocked$")
+	cmd.Env = append(os.Environ(), "FILESTORE_OPEN="+path)
+	out, err := cmd.Output()
+	if err != nil || !strings.HasPrefix(string(out), "true ") || !strings.Contains(string(out), path) || !strings.Contains(string(out), "another process") || !strings.Contains(string(out), "stop the other one") {
+		t.Errorf("second process's open = %q, %v; want ErrLocked naming the file and what to do", out, err)
 	}
+}
+
+// TestClosed: a Store's methods after Close say it is closed and how to open it again; Close
+// twice is no error, and the file opens again.
+func TestClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "closed.db")
+	s, err := filestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	it := &hitl.Interrupt{Kind: hitl.KindHITL, Case: &hitl.Case{CaseID: "review_1", PollURL: "https://svc.example/p"}}
+	for name, err := range map[string]error{
+		"Put":    s.Put(t.Context(), it),
+		"Delete": s.Delete(t.Context(), it.Key()),
+		"List":   func() error { _, err := s.List(t.Context()); return err }(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "closed") || !strings.Contains(err.Error(), "filestore.Open") {
+			t.Errorf("%s after Close = %v, want an error saying the store is closed", name, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	again, err := filestore.Open(path)
+	if err != nil {
+		t.Fatalf("Open after Close = %v", err)
+	}
+	_ = again.Close()
 }
 
 // TestHitlLinksNoBbolt: the hitl package does not depend on bbolt; only this one does.

@@ -46,6 +46,9 @@ func (e *Damaged) Error() string { return "damaged: " + e.Reason }
 // ErrLocked: another process holds the file.
 var ErrLocked = errors.New("kv: the file is held by another process")
 
+// ErrClosed: a call on a DB after its Close.
+var ErrClosed = errors.New("kv: the file is closed")
+
 // DB is one open file. It is safe for concurrent use.
 type DB struct {
 	db   *bolt.DB
@@ -200,7 +203,10 @@ func (d *DB) guard(f func() error) (err error) {
 			err = d.fail(fmt.Sprint(p))
 		}
 	}()
-	return f()
+	if err = f(); errors.Is(err, bolt.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
 }
 
 // fail marks the DB broken and closes its descriptor (bbolt's Close could wait forever on a
