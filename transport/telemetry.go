@@ -73,7 +73,9 @@ func WithAudit(hook func(context.Context, Record)) Option {
 // Record is the audit record of one decision, as [WithAudit] delivers it. Its JSON field
 // names are stable. It never holds a token, a credential, a URL, the prompt or the answer's
 // data: the prompt and the tool call's arguments appear as SHA-256 digests, so a record can
-// be matched to the question it answers without keeping what was asked.
+// be matched to the question it answers without keeping what was asked. It does hold who
+// decided (RespondedBy: a name, an email, the service's own responded_by JSON in Raw),
+// which is personal data: keep the audit log where such data may be kept.
 type Record struct {
 	// Protocol is "hitl", "a2a", "hxp" or "hi"; Kind the interrupt's kind (hitl's Kind).
 	Protocol string `json:"protocol"`
