@@ -2,7 +2,12 @@
 // side: [Pending] finds the confirmations a run paused on (adk_request_confirmation, and a
 // workflow's adk_request_input), the host puts each in front of a human through hitlkit (a
 // HITL service, an HXP request, an HI fan-out: any way that yields a [transport.Result]), and
-// [Response] turns the Result into the function response ADK resumes the run with.
+// [Response] turns the Result into the function response ADK resumes the run with. Only an
+// approval ([transport.Result.Approved]) confirms a tool: a person's answer (a choice such as
+// "keep the file", values, an edit), a no, an expiry (whatever its default action), a
+// cancellation or a failure answers confirmed:false, and the tool does not run. An input
+// request gets the person's input from an answer or an approval, and no input (nil) from
+// anything else.
 //
 // On the tool side, a tool whose backend answers with a HITL 202 calls [Ask] with the
 // interrupt and returns; the host finds the service's case in the pause
@@ -15,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"google.golang.org/adk/v2/session"
@@ -88,48 +94,151 @@ func Pending(events []*session.Event) []Request {
 }
 
 // Response is the message that resumes the run paused on req with the person's Result; r
-// may be nil (no one was asked), which answers status "failed". A confirmation is confirmed
-// only when r has Status completed, no default applied and a person's Decision that goes
-// ahead: an approval ([transport.Result.Approved]), or an answer (DecisionAnswer) with
-// Action submit or select. Anything else — a nil Result, a rejection, an expiry (whatever its
-// default action), a cancellation, a failure, an edit — answers confirmed:false, with what
-// happened in the payload. An input request gets the Result's status, action and data.
+// may be nil (no one was asked). What it says depends on the pause:
+//
+//   - A tool confirmation (adk_request_confirmation, and any name but [InputCallName]) is
+//     confirmed only when [transport.Result.Approved]: a person approved and the case
+//     completed. Anything else answers confirmed:false — an answer (select, submit, edit,
+//     or any other DecisionAnswer: a choice is not a go-ahead, whichever option it names),
+//     a rejection, an expiry (whatever its default action), a cancellation, a failure, a nil
+//     Result — and ADK then refuses the tool call. The confirmation's payload holds the
+//     Result's status, decision, action, default action and data, the whole Result (for
+//     [Decision]) and, when not confirmed, a reason in plain words.
+//   - An input request (InputCallName, a workflow's adk_request_input) is answered with the
+//     person's input when a person answered or approved (Status completed, Decision answer
+//     or approve, no default applied): status, action, data (the Result's Data as a JSON
+//     string) and the whole Result, the shape it has always had. Anything else — a
+//     rejection, an expiry (whatever its default action), a cancellation, a failure, a nil
+//     Result — is no input: the response is {"payload": null}, which ADK hands the waiting
+//     node as its resumed input, nil. The node takes nil as "the person gave none"; what
+//     happened is the host's Result.
+//
+// Neither holds a review URL or a token: the Result carries none.
 func Response(req Request, r *transport.Result) *genai.Content {
-	payload := map[string]any{"status": string(statusOf(r))}
-	if r != nil {
-		if r.Action != "" {
-			payload["action"] = r.Action
-		}
-		if r.DefaultApplied {
-			payload["default_action"] = r.DefaultAction
-		}
-		if len(r.Data) > 0 {
-			payload["data"] = string(r.Data)
-		}
-		var whole map[string]any
-		if b, err := json.Marshal(r); err == nil && json.Unmarshal(b, &whole) == nil {
-			payload["result"] = whole // the whole Result, for a tool that asked with Ask
-		}
-	}
-	response := map[string]any{"confirmed": approving(r), "payload": payload}
+	var response map[string]any
 	if req.Name == InputCallName {
-		response = payload
+		response = inputResponse(r)
+	} else {
+		response = confirmationResponse(r)
 	}
 	return &genai.Content{Role: string(genai.RoleUser), Parts: []*genai.Part{{
 		FunctionResponse: &genai.FunctionResponse{ID: req.CallID, Name: req.Name, Response: response}}}}
 }
 
+// confirmationResponse is the ToolConfirmation JSON ADK reads (confirmed, payload): confirmed
+// only on an approval.
+func confirmationResponse(r *transport.Result) map[string]any {
+	payload := outcome(r)
+	withData(payload, r)
+	confirmed := r.Approved()
+	if !confirmed {
+		payload["reason"] = why(r)
+	}
+	return map[string]any{"confirmed": confirmed, "payload": payload}
+}
+
+// inputResponse is the person's input to an adk_request_input pause, or no input: a null
+// payload and nothing else.
+func inputResponse(r *transport.Result) map[string]any {
+	if gaveInput(r) {
+		response := map[string]any{"status": string(r.Status)}
+		if r.Action != "" {
+			response["action"] = r.Action
+		}
+		withData(response, r)
+		return response
+	}
+	// A sole "payload" member is what every ADK v2.0.0 reader of a resume unwraps (the
+	// workflow agent, the runner's node path, the rebuild from history): the node gets nil.
+	return map[string]any{"payload": nil}
+}
+
+// gaveInput reports whether r is a person's answer to an input request: completed, decided
+// by a person (an answer or an approval), no default applied.
+func gaveInput(r *transport.Result) bool {
+	return r != nil && r.Status == transport.StatusCompleted && !r.DefaultApplied &&
+		(r.Decision == transport.DecisionAnswer || r.Decision == transport.DecisionApprove)
+}
+
+// outcome is what happened, without the person's data: status, decision, action, default.
+func outcome(r *transport.Result) map[string]any {
+	m := map[string]any{"status": string(statusOf(r))}
+	if r == nil {
+		return m
+	}
+	if r.Decision != "" {
+		m["decision"] = string(r.Decision)
+	}
+	if r.Action != "" {
+		m["action"] = r.Action
+	}
+	if r.DefaultApplied {
+		m["default_action"] = r.DefaultAction
+	}
+	return m
+}
+
+// withData adds r's data (as a JSON string) and the whole Result, which Decision reads back.
+func withData(m map[string]any, r *transport.Result) {
+	if r == nil {
+		return
+	}
+	if len(r.Data) > 0 {
+		m["data"] = string(r.Data)
+	}
+	var whole map[string]any
+	if b, err := json.Marshal(r); err == nil && json.Unmarshal(b, &whole) == nil {
+		m["result"] = whole
+	}
+}
+
+// why says in plain words why r does not confirm a tool.
+func why(r *transport.Result) string {
+	switch {
+	case r == nil:
+		return "no one was asked"
+	case r.DefaultApplied:
+		return fmt.Sprintf("no person decided: the case %s and its default action %q was applied", r.Status, r.DefaultAction)
+	case r.Status == transport.StatusExpired:
+		return "no person decided: the case expired"
+	case r.Status == transport.StatusCancelled:
+		return withReason("the case was cancelled", r.Reason)
+	case r.Status == transport.StatusRejected:
+		return withReason("the service refused the case", r.Reason)
+	case r.Status == transport.StatusFailed:
+		return withReason("the case failed", r.Reason)
+	case r.Status != transport.StatusCompleted:
+		return fmt.Sprintf("the case ended %q", r.Status)
+	case r.Decision == transport.DecisionReject:
+		return withReason(fmt.Sprintf("the person said no (%q)", r.Action), r.Reason)
+	case r.Decision == transport.DecisionAnswer:
+		return fmt.Sprintf("the person answered %q, which is not an approval: only an approval confirms", r.Action)
+	default:
+		return "the case completed without a person's decision"
+	}
+}
+
+func withReason(s, reason string) string {
+	if reason == "" {
+		return s
+	}
+	return s + ": " + strconv.Quote(reason)
+}
+
 // Asker puts one pause in front of a person and returns the person's Result: a HITL service
 // call ([hitl.Client.Do], with hitl.CallOptions.EveryDecisionOK so that a rejection is a
 // Result rather than an error), an HXP request, an HI fan-out — whichever way the host
-// chooses. A rejection, an expiry or a cancellation is a Result, which [Response] answers
-// with confirmed:false; an error means the outcome is unknown, and [Answer] then answers
-// nothing.
+// chooses. Every decision is a Result, a no included, and [Response] turns each into the
+// pause's answer: a tool confirmation is confirmed only by an approval, an input request gets
+// the person's input only from an answer or an approval. An error means the outcome is
+// unknown, and [Answer] then answers nothing.
 type Asker func(ctx context.Context, req Request) (*transport.Result, error)
 
 // Answer asks every pause in reqs at once, each with ask, and returns one message holding all
-// the responses (in the order of reqs) for the run to resume with: a run paused on several
-// confirmations resumes when each has its response. If any ask fails, Answer returns no
+// the responses (in the order of reqs), each made by [Response], for the run to resume with:
+// a run paused on several confirmations resumes when each has its response. Only a Result
+// that [transport.Result.Approved] confirms a tool; a person's answer (a choice, values, an
+// edit), a no, an expiry, a cancellation or a failure answers confirmed:false. If any ask fails, Answer returns no
 // message and the errors, once every ask has returned; nothing was answered. Cancelling ctx
 // cancels the asks.
 func Answer(ctx context.Context, reqs []Request, ask Asker) (*genai.Content, error) {
@@ -189,15 +298,6 @@ func statusOf(r *transport.Result) transport.Status {
 	return r.Status
 }
 
-// approving reports whether r confirms a pause: see [Response].
-func approving(r *transport.Result) bool {
-	if r.Approved() {
-		return true
-	}
-	return r != nil && r.Status == transport.StatusCompleted && !r.DefaultApplied &&
-		r.Decision == transport.DecisionAnswer && (r.Action == "submit" || r.Action == "select")
-}
-
 // Interrupt returns the HITL case a tool put before the host with [Ask], when this pause is
 // one: the host waits on it (hitl.Client.Wait) and answers with Response.
 func (r Request) Interrupt() (*hitl.Interrupt, bool) {
@@ -238,7 +338,11 @@ func Ask(ctx ToolContext, it *hitl.Interrupt) error {
 var ErrNoResult = errors.New("hitladk: the confirmation carries no result")
 
 // Decision returns the person's Result when the tool is re-run after the host answered, and
-// false on the tool's first run (call the backend, then Ask).
+// false on the tool's first run (call the backend, then Ask). Go ahead only when the Result
+// is [transport.Result.Approved]. A tool made with functiontool is re-run only when the host
+// confirmed, which [Response] does only for an approval: on anything else ADK refuses the
+// call (tool.ErrConfirmationRejected) before the tool's function runs, so such a tool sees
+// only approvals here; a tool that implements Run itself sees every Result.
 func Decision(ctx ToolContext) (*transport.Result, bool, error) {
 	tc := ctx.ToolConfirmation()
 	if tc == nil {

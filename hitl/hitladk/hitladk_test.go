@@ -126,8 +126,9 @@ func run(t *testing.T, result *transport.Result) (ran bool, pending []hitladk.Re
 
 // TestConfirmation: against a real ADK runner with a scripted model, a delete_file call that
 // requires confirmation pauses; approve runs the tool, a rejection and an expiry (even one
-// whose default action is approve) do not, and neither do a nil Result (no one was asked) or
-// an approving Decision on a case that did not complete or had its default applied.
+// whose default action is approve) do not, and neither do a nil Result (no one was asked), an
+// approving Decision on a case that did not complete or had its default applied, or a
+// person's answer that is not an approval (a selection, a submitted form, an edit).
 func TestConfirmation(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -141,6 +142,9 @@ func TestConfirmation(t *testing.T) {
 		{"nil result", nil, false},
 		{"status rejected with an approve decision", &transport.Result{Status: transport.StatusRejected, Action: "approve", Decision: transport.DecisionApprove}, false},
 		{"default applied with an approve decision", &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove, DefaultApplied: true, DefaultAction: "approve"}, false},
+		{"selection answered", &transport.Result{Status: transport.StatusCompleted, Action: "select", Decision: transport.DecisionAnswer, Data: []byte(`{"selected":["keep the file"]}`)}, false},
+		{"form submitted", &transport.Result{Status: transport.StatusCompleted, Action: "submit", Decision: transport.DecisionAnswer, Data: []byte(`{"proceed":false,"note":"do NOT delete"}`)}, false},
+		{"edited", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":"/tmp/other.txt"}}`)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ran, pending := run(t, tt.result)

@@ -15,19 +15,32 @@ import (
 )
 
 // TestServiceDecisionsNeverConfirm: a confirmation put on a HITL service that ends in a
-// rejection, an expiry whose default action is approve, or a cancellation never runs the
-// tool — whether the host's Asker takes every decision as a Result (EveryDecisionOK, then
-// Response answers confirmed:false) or calls Do with its defaults (then the decision is an
-// error matching hitl.ErrNotApproved, and Answer answers nothing).
+// rejection, an expiry whose default action is approve, a cancellation, or a person's answer
+// that is not an approval (a selection of "keep", a form submitted with proceed false, an
+// edit) never runs the tool — whether the host's Asker takes every decision as a Result
+// (EveryDecisionOK, then Response answers confirmed:false) or calls Do with its defaults
+// (then the decision is an error matching hitl.ErrNotApproved, and Answer answers nothing).
 func TestServiceDecisionsNeverConfirm(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
+		typ    string // the case's type: /actions/{typ}
 		body   string
 		decide func(s *hitltest.Server, id string) error
 	}{
-		{"rejection", `{}`, func(s *hitltest.Server, id string) error { return s.Respond(id, "reject", nil, nil) }},
-		{"expiry with default approve", `{"default_action":"approve"}`, func(s *hitltest.Server, id string) error { return s.Expire(id) }},
-		{"cancellation", `{}`, func(s *hitltest.Server, id string) error { return s.Cancel(id, "withdrawn") }},
+		{"rejection", "approval", `{}`, func(s *hitltest.Server, id string) error { return s.Respond(id, "reject", nil, nil) }},
+		{"expiry with default approve", "approval", `{"default_action":"approve"}`, func(s *hitltest.Server, id string) error { return s.Expire(id) }},
+		{"cancellation", "approval", `{}`, func(s *hitltest.Server, id string) error { return s.Cancel(id, "withdrawn") }},
+		{"confirmation cancelled", "confirmation", `{}`, func(s *hitltest.Server, id string) error { return s.Respond(id, "cancel", nil, nil) }},
+		{"selection keep", "selection", `{"context":{"options":[{"id":"delete","label":"Delete it"},{"id":"keep","label":"Keep it"}]}}`,
+			func(s *hitltest.Server, id string) error {
+				return s.Respond(id, "select", map[string]any{"selected": []string{"keep"}}, nil)
+			}},
+		{"form submitted with a no", "input", `{}`, func(s *hitltest.Server, id string) error {
+			return s.Respond(id, "submit", map[string]any{"proceed": false, "note": "do NOT delete"}, nil)
+		}},
+		{"edit", "approval", `{}`, func(s *hitltest.Server, id string) error {
+			return s.Respond(id, "edit", map[string]any{"edits": map[string]any{"path": "/tmp/other.txt"}}, nil)
+		}},
 	} {
 		for _, every := range []bool{true, false} {
 			t.Run(tt.name, func(t *testing.T) {
@@ -46,7 +59,7 @@ func TestServiceDecisionsNeverConfirm(t *testing.T) {
 				turn, pause := paused(t, func(string) { deleted.Store(true) })
 				var seen *transport.Result
 				ask := func(ctx context.Context, _ hitladk.Request) (*transport.Result, error) {
-					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(tt.body))
+					req, _ := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/"+tt.typ, strings.NewReader(tt.body))
 					resp, err := client.Do(ctx, req, &hitl.CallOptions{EveryDecisionOK: every})
 					if resp != nil {
 						_ = resp.Body.Close()
