@@ -2,130 +2,120 @@ package hitladk_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
-	"time"
+	"iter"
 
 	"google.golang.org/adk/v2/agent"
+	"google.golang.org/adk/v2/agent/llmagent"
+	"google.golang.org/adk/v2/model"
+	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/session"
+	"google.golang.org/adk/v2/tool"
 	"google.golang.org/adk/v2/tool/functiontool"
 	"google.golang.org/genai"
 
-	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
-	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
 // An ADK agent's delete_file tool requires confirmation: the host finds the pause, asks its
-// human through hitlkit (here, the decision is already known), and resumes the run.
+// human through hitlkit (here, the decision is already known), and resumes the run. The
+// agent, its tool and the model that stands in for an LLM are below.
 func ExamplePending() {
 	ctx := context.Background()
-	del, _ := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
-		func(_ agent.Context, a deleteArgs) (map[string]any, error) {
-			fmt.Println("deleting", a.Path)
-			return map[string]any{"deleted": a.Path}, nil
-		})
-	turn, err := newAgent(ctx, del) // llmagent, runner and session, as in any ADK host
+	deleteFile, err := NewDeleteFileTool(func(path string) { fmt.Println("deleting", path) })
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
+	run, err := StartAgent(ctx, deleteFile)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
-	for _, p := range hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))) {
+	events, err := run(genai.NewContentFromText("clean up the report", genai.RoleUser))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, p := range hitladk.Pending(events) {
 		fmt.Println("confirm:", p.Tool, p.Args["path"])
-		decision := &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove} // from Client.Do or Wait
-		run(hitladk.Response(p, decision))
+		// The person's decision, from hitl's Client.Do or Wait, an HXP request, an HI
+		// fan-out. Only an approval confirms: any other Result leaves the file alone.
+		decision := &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove}
+		if _, err := run(hitladk.Response(p, decision)); err != nil {
+			fmt.Println(err)
+			return
+		}
 	}
 	// Output:
 	// confirm: delete_file /tmp/report.txt
 	// deleting /tmp/report.txt
 }
 
-// An ADK agent's delete_file tool requires confirmation. The host puts each confirmation on a
-// HITL service's review page (the fake, hitltest), where a person decides, and resumes the
-// agent with the decision: approving runs the tool; rejecting does not, and neither does a
-// confirmation nobody answers before it expires.
-func Example_reviewPage() {
-	ctx := context.Background()
-	svc := hitltest.NewUnstartedServer(hitltest.WithRetryAfter(time.Second), hitltest.WithCaseLifetime(3*time.Second))
-	svc.Start()
-	defer svc.Close()
-	for _, person := range []string{"approve", "reject", "nobody"} {
-		// The forwarder hands the review link to the person, who answers on the page.
-		forward := func(ctx context.Context, it *hitl.Interrupt) error {
-			if person == "nobody" || it.Reminder > 0 {
-				return nil
-			}
-			return onReviewPage(ctx, svc.Client(), it.Case.ReviewURL, person)
-		}
-		client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(), hitl.WithForwarder(forward))
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		del, _ := deleteFile(func(path string) { fmt.Println("  deleting", path) }) // as in ExamplePending
-		turn, err := newAgent(ctx, del)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		run := func(msg *genai.Content) []*session.Event { evs, _ := turn(msg); return evs }
-
-		// The Asker: each pause becomes a case on the service; Do forwards the review link and
-		// waits for the decision. An Asker returns every decision as a Result (Response turns
-		// anything but an approval into confirmed:false), so it asks Do for every decision.
-		ask := func(ctx context.Context, p hitladk.Request) (*transport.Result, error) {
-			body, _ := json.Marshal(map[string]any{"tool": p.Tool, "args": p.Args})
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
-			if err != nil {
-				return nil, err
-			}
-			resp, err := client.Do(ctx, req, &hitl.CallOptions{EveryDecisionOK: true})
-			if err != nil {
-				return nil, err
-			}
-			_ = resp.Body.Close()
-			fmt.Printf("%s: %s %s\n", person, resp.Result.Status, resp.Result.Action)
-			return resp.Result, nil
-		}
-		msg, err := hitladk.Answer(ctx, hitladk.Pending(run(genai.NewContentFromText("clean up the report", genai.RoleUser))), ask)
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		run(msg)
-	}
-	// Output:
-	// approve: completed approve
-	//   deleting /tmp/report.txt
-	// reject: completed reject
-	// nobody: expired
+// DeleteFileArgs are the arguments of the delete_file tool.
+type DeleteFileArgs struct {
+	Path string `json:"path"`
 }
 
-// onReviewPage is the person: opens the review page and submits its form with action.
-func onReviewPage(ctx context.Context, hc *http.Client, reviewURL, action string) error {
-	page, err := http.NewRequestWithContext(ctx, http.MethodGet, reviewURL, nil)
+// NewDeleteFileTool is a delete_file tool that requires a person's confirmation before each
+// call; deleted stands in for deleting the file.
+func NewDeleteFileTool(deleted func(path string)) (tool.Tool, error) {
+	return functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
+		func(_ agent.Context, a DeleteFileArgs) (map[string]any, error) {
+			deleted(a.Path)
+			return map[string]any{"deleted": a.Path}, nil
+		})
+}
+
+// StartAgent is an ADK host as any other: an LLM agent with the tool, an in-memory session
+// and a runner. run runs one turn of the agent with msg and returns the turn's events.
+func StartAgent(ctx context.Context, t tool.Tool) (run func(msg *genai.Content) ([]*session.Event, error), err error) {
+	a, err := llmagent.New(llmagent.Config{Name: "files", Model: ScriptedModel{}, Tools: []tool.Tool{t}})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	resp, err := hc.Do(page)
+	sessions := session.InMemoryService()
+	s, err := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "user"})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_ = resp.Body.Close()
-	form, err := http.NewRequestWithContext(ctx, http.MethodPost, reviewURL, strings.NewReader(url.Values{"action": {action}}.Encode()))
+	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	form.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err = hc.Do(form)
-	if err != nil {
-		return err
+	return func(msg *genai.Content) ([]*session.Event, error) {
+		var events []*session.Event
+		for ev, err := range r.Run(ctx, "user", s.Session.ID(), msg, agent.RunConfig{}) {
+			if err != nil {
+				return events, err
+			}
+			events = append(events, ev)
+		}
+		return events, nil
+	}, nil
+}
+
+// ScriptedModel stands in for an LLM (a real host passes its Gemini model): it asks to
+// delete /tmp/report.txt and, once the tool has answered, says it is done.
+type ScriptedModel struct{}
+
+// Name is the model's name.
+func (ScriptedModel) Name() string { return "scripted" }
+
+// GenerateContent calls delete_file, or says "done" when the request holds its response.
+func (ScriptedModel) GenerateContent(_ context.Context, req *model.LLMRequest, _ bool) iter.Seq2[*model.LLMResponse, error] {
+	return func(yield func(*model.LLMResponse, error) bool) {
+		for _, c := range req.Contents {
+			for _, p := range c.Parts {
+				if fr := p.FunctionResponse; fr != nil && fr.Name == "delete_file" {
+					yield(&model.LLMResponse{Content: genai.NewContentFromText("done", genai.RoleModel)}, nil)
+					return
+				}
+			}
+		}
+		yield(&model.LLMResponse{Content: &genai.Content{Role: string(genai.RoleModel), Parts: []*genai.Part{{
+			FunctionCall: &genai.FunctionCall{ID: "call-1", Name: "delete_file", Args: map[string]any{"path": "/tmp/report.txt"}}}}}}, nil)
 	}
-	return resp.Body.Close()
 }

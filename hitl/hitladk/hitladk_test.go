@@ -3,7 +3,6 @@ package hitladk_test
 import (
 	"context"
 	"errors"
-	"iter"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,88 +11,20 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl/hitladk"
 	"github.com/hitlkit/hitlkit/transport"
-	"google.golang.org/adk/v2/agent"
-	"google.golang.org/adk/v2/agent/llmagent"
-	"google.golang.org/adk/v2/model"
-	"google.golang.org/adk/v2/runner"
 	"google.golang.org/adk/v2/session"
-	"google.golang.org/adk/v2/tool"
-	"google.golang.org/adk/v2/tool/functiontool"
 	"google.golang.org/adk/v2/tool/toolconfirmation"
 	"google.golang.org/genai"
 )
-
-// scripted is a model that asks to delete a file, then, once the tool has answered, says
-// what the tool said.
-type scripted struct{}
-
-func (scripted) Name() string { return "scripted" }
-
-func (scripted) GenerateContent(_ context.Context, req *model.LLMRequest, _ bool) iter.Seq2[*model.LLMResponse, error] {
-	return func(yield func(*model.LLMResponse, error) bool) {
-		for _, c := range req.Contents {
-			for _, p := range c.Parts {
-				if fr := p.FunctionResponse; fr != nil && fr.Name == "delete_file" {
-					yield(&model.LLMResponse{Content: genai.NewContentFromText("done", genai.RoleModel)}, nil)
-					return
-				}
-			}
-		}
-		yield(&model.LLMResponse{Content: &genai.Content{Role: string(genai.RoleModel), Parts: []*genai.Part{{
-			FunctionCall: &genai.FunctionCall{ID: "call-1", Name: "delete_file", Args: map[string]any{"path": "/tmp/report.txt"}}}}}}, nil)
-	}
-}
-
-type deleteArgs struct {
-	Path string `json:"path"`
-}
-
-// deleteFile is a delete_file tool that requires confirmation and reports each deletion.
-func deleteFile(deleted func(path string)) (tool.Tool, error) {
-	return functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file.", RequireConfirmation: true},
-		func(_ agent.Context, a deleteArgs) (map[string]any, error) {
-			deleted(a.Path)
-			return map[string]any{"deleted": a.Path}, nil
-		})
-}
-
-// newAgent starts an ADK agent on the scripted model with tool, in a fresh session of an
-// in-memory runner, and returns what runs one turn of it and collects the turn's events.
-func newAgent(ctx context.Context, tl tool.Tool) (turn func(*genai.Content) ([]*session.Event, error), err error) {
-	a, err := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{tl}})
-	if err != nil {
-		return nil, err
-	}
-	sessions := session.InMemoryService()
-	s, err := sessions.Create(ctx, &session.CreateRequest{AppName: "app", UserID: "u"})
-	if err != nil {
-		return nil, err
-	}
-	r, err := runner.New(runner.Config{AppName: "app", Agent: a, SessionService: sessions})
-	if err != nil {
-		return nil, err
-	}
-	return func(msg *genai.Content) ([]*session.Event, error) {
-		var evs []*session.Event
-		for ev, err := range r.Run(ctx, "u", s.Session.ID(), msg, agent.RunConfig{}) {
-			if err != nil {
-				return evs, err
-			}
-			evs = append(evs, ev)
-		}
-		return evs, nil
-	}, nil
-}
 
 // paused builds an ADK agent whose delete_file tool (calling deleted) requires confirmation,
 // runs it until it pauses and returns its next turn and the one pause; anything else fails t.
 func paused(t *testing.T, deleted func(path string)) (turn func(*genai.Content) ([]*session.Event, error), pause hitladk.Request) {
 	t.Helper()
-	del, err := deleteFile(deleted)
+	del, err := NewDeleteFileTool(deleted)
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err = newAgent(t.Context(), del)
+	turn, err = StartAgent(t.Context(), del)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,11 +25,11 @@ import (
 func TestRemoteADKAgent(t *testing.T) {
 	for _, confirmed := range []bool{true, false} {
 		var deleted atomic.Bool
-		del, err := deleteFile(func(string) { deleted.Store(true) })
+		del, err := NewDeleteFileTool(func(string) { deleted.Store(true) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := llmagent.New(llmagent.Config{Name: "files", Model: scripted{}, Tools: []tool.Tool{del}})
+		a, err := llmagent.New(llmagent.Config{Name: "files", Model: ScriptedModel{}, Tools: []tool.Tool{del}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,7 +33,7 @@ func TestToolSide(t *testing.T) {
 			var deleted atomic.Bool
 			var backendCalls atomic.Int32
 			del, err := functiontool.New(functiontool.Config{Name: "delete_file", Description: "Delete a file."},
-				func(tctx agent.Context, a deleteArgs) (map[string]any, error) {
+				func(tctx agent.Context, a DeleteFileArgs) (map[string]any, error) {
 					if r, ok, err := hitladk.Decision(tctx); ok {
 						if err != nil {
 							return nil, err
@@ -59,7 +59,7 @@ func TestToolSide(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			turn, err := newAgent(ctx, del)
+			turn, err := StartAgent(ctx, del)
 			if err != nil {
 				t.Fatal(err)
 			}
