@@ -107,7 +107,7 @@ func Pending(events []*session.Event) []Request {
 //   - An input request (InputCallName, a workflow's adk_request_input) is answered with the
 //     person's input when a person answered or approved (Status completed, Decision answer
 //     or approve, no default applied): status, action, data (the Result's Data as a JSON
-//     string) and the whole Result, the shape it has always had. Anything else — a
+//     string) and the whole Result. Anything else — a
 //     rejection, an expiry (whatever its default action), a cancellation, a failure, a nil
 //     Result — is no input: the response is {"payload": null}, which ADK hands the waiting
 //     node as its resumed input, nil. The node takes nil as "the person gave none"; what

@@ -2,8 +2,10 @@ package hitladk_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,6 +22,7 @@ import (
 // edit) never runs the tool — whether the host's Asker takes every decision as a Result
 // (EveryDecisionOK, then Response answers confirmed:false) or calls Do with its defaults
 // (then the decision is an error matching hitl.ErrNotApproved, and Answer answers nothing).
+// The response holds neither the review link nor its token.
 func TestServiceDecisionsNeverConfirm(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -45,8 +48,9 @@ func TestServiceDecisionsNeverConfirm(t *testing.T) {
 		for _, every := range []bool{true, false} {
 			t.Run(tt.name, func(t *testing.T) {
 				svc := hitltest.NewServer(t)
+				var reviewURL atomic.Value
 				client, err := hitl.NewClient(transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
-					hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return nil }))
+					hitl.WithForwarder(func(_ context.Context, it *hitl.Interrupt) error { reviewURL.Store(it.ReviewURL()); return nil }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -74,6 +78,15 @@ func TestServiceDecisionsNeverConfirm(t *testing.T) {
 				if every {
 					if err != nil || msg.Parts[0].FunctionResponse.Response["confirmed"] != false {
 						t.Fatalf("Answer = %+v, %v; want confirmed:false", msg, err)
+					}
+					b, err := json.Marshal(msg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					link, _ := reviewURL.Load().(string)
+					u, _ := url.Parse(link)
+					if u == nil || u.Query().Get("token") == "" || strings.Contains(string(b), u.Query().Get("token")) || strings.Contains(string(b), u.String()) {
+						t.Fatalf("the response holds the review link or its token (%v): %s", u, b)
 					}
 					if _, err := turn(msg); err != nil {
 						t.Fatal(err)
