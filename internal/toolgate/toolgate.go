@@ -4,8 +4,13 @@
 package toolgate
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/transport"
@@ -49,6 +54,65 @@ func Outcome(r *transport.Result) (run bool, edited json.RawMessage, why string)
 		return false, nil, "not run: the request failed" + suffix
 	}
 	return false, nil, fmt.Sprintf("not run: the answer (%s) is not an approval", r.Action)
+}
+
+// Edit returns the arguments a person's edit runs the tool with: the model's arguments, a
+// JSON object (empty or null: none), with each field of edits, the approval's "edits" object,
+// put over them. A field the person did not edit keeps the model's value; an edited field
+// replaces the model's field of the same name, and one whose name differs from the model's
+// only in case takes the model's spelling, so that a case-insensitive decoder (Go's) cannot
+// pick the model's value over the person's. HITL Protocol defines an approval's data as
+// {feedback?, edits?} and says no more about edits; hitlkit takes them as the fields changed.
+// When the model's arguments or edits are not a JSON object, the error says so and nothing
+// runs ([Unfit]).
+func Edit(args, edits json.RawMessage) (json.RawMessage, error) {
+	var model map[string]json.RawMessage
+	if t := bytes.TrimSpace(args); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		if err := json.Unmarshal(t, &model); err != nil || model == nil {
+			return nil, errors.New("the model's arguments are not a JSON object")
+		}
+	}
+	var person map[string]json.RawMessage
+	if err := json.Unmarshal(edits, &person); err != nil || person == nil {
+		return nil, errors.New("the edits are not a JSON object")
+	}
+	merged := make(map[string]json.RawMessage, len(model)+len(person))
+	byFold := make(map[string][]string, len(model)) // the model's names, by folded name
+	for k, v := range model {
+		merged[k] = v
+		byFold[fold(k)] = append(byFold[fold(k)], k)
+	}
+	edited := make(map[string]string, len(person)) // folded name: the person's name
+	for k := range person {
+		f := fold(k)
+		if other, ok := edited[f]; ok {
+			return nil, fmt.Errorf("the edits name one field twice (%q and %q)", min(k, other), max(k, other))
+		}
+		edited[f] = k
+	}
+	for f, k := range edited {
+		name := k
+		if same := byFold[f]; len(same) > 0 && !slices.Contains(same, k) {
+			name = slices.Min(same)
+		}
+		for _, mk := range byFold[f] {
+			delete(merged, mk)
+		}
+		merged[name] = person[k]
+	}
+	return json.Marshal(merged)
+}
+
+// fold is name as a case-insensitive decoder matches it: two names with the same fold are one
+// field to encoding/json.
+func fold(name string) string {
+	return strings.Map(func(r rune) rune { return unicode.ToUpper(unicode.ToLower(r)) }, name)
+}
+
+// Unfit is the line the model gets when the person's edit, merged over the model's arguments
+// ([Edit]), does not fit the tool's arguments: err says how.
+func Unfit(err error) string {
+	return "not run: the person's edit does not fit the tool's arguments: " + strings.Join(strings.Fields(err.Error()), " ")
 }
 
 // Answer returns the person's answer a tool that asked for information gives the model: the

@@ -1,6 +1,9 @@
 package toolgate
 
 import (
+	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/transport"
@@ -37,4 +40,69 @@ func TestOutcome(t *testing.T) {
 	if _, ok, why := Answer(&transport.Result{Status: transport.StatusExpired, DefaultApplied: true, DefaultAction: "submit", Data: []byte(`{"x":1}`)}); ok || why != "no answer: the request expired without a decision" {
 		t.Errorf("Answer of an expiry = %v, %q", ok, why)
 	}
+}
+
+// TestEdit: a person's edit is put over the model's arguments, field by field; a field named
+// in another case replaces the model's; arguments or edits that are not an object are refused.
+func TestEdit(t *testing.T) {
+	for _, tt := range []struct{ args, edits, want, err string }{
+		{`{"path":"/a","force":true}`, `{"path":"/b"}`, `{"force":true,"path":"/b"}`, ""},
+		{`{"path":"/a"}`, `{"reason":"x"}`, `{"path":"/a","reason":"x"}`, ""},
+		{`{"Path":"/a"}`, `{"path":"/b"}`, `{"Path":"/b"}`, ""},
+		{`{"path":"/a","PATH":"/c"}`, `{"Path":"/b"}`, `{"PATH":"/b"}`, ""},
+		{`{"paſ":"/a"}`, `{"PAS":"/b"}`, `{"paſ":"/b"}`, ""},
+		{``, `{"path":"/b"}`, `{"path":"/b"}`, ""},
+		{` null `, `{}`, `{}`, ""},
+		{`{"path":"/a"}`, `{}`, `{"path":"/a"}`, ""},
+		{`[1]`, `{"path":"/b"}`, "", "the model's arguments are not a JSON object"},
+		{`"x"`, `{"path":"/b"}`, "", "the model's arguments are not a JSON object"},
+		{`{"path":"/a"}`, `[1]`, "", "the edits are not a JSON object"},
+		{`{"path":"/a"}`, `null`, "", "the edits are not a JSON object"},
+		{`{"path":"/a"}`, `{"path":"/b","Path":"/c"}`, "", `the edits name one field twice ("Path" and "path")`},
+	} {
+		got, err := Edit(json.RawMessage(tt.args), json.RawMessage(tt.edits))
+		if string(got) != tt.want || (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("Edit(%s, %s) = %s, %v; want %s, %q", tt.args, tt.edits, got, err, tt.want, tt.err)
+		}
+	}
+	if got := Unfit(errors.New("data did not match:\n- path: Invalid type.\n")); got != "not run: the person's edit does not fit the tool's arguments: data did not match: - path: Invalid type." {
+		t.Errorf("Unfit = %q", got)
+	}
+}
+
+// FuzzEdit: whatever a model and a person send, Edit never panics, and what it returns is a
+// JSON object holding every field the person edited with the person's value.
+func FuzzEdit(f *testing.F) {
+	f.Add([]byte(`{"path":"/a","force":true}`), []byte(`{"Path":"/b"}`))
+	f.Add([]byte(``), []byte(`{"a":{"b":[1,2]}}`))
+	f.Add([]byte(`{"ſ":1,"S":2}`), []byte(`{"s":3}`))
+	f.Fuzz(func(t *testing.T, args, edits []byte) {
+		got, err := Edit(args, edits)
+		if err != nil {
+			return
+		}
+		var out, person map[string]json.RawMessage
+		if json.Unmarshal(got, &out) != nil || out == nil || json.Unmarshal(edits, &person) != nil {
+			t.Fatalf("Edit(%q, %q) = %q", args, edits, got)
+		}
+		for k, v := range person {
+			found := false
+			for ok, ov := range out {
+				if fold(ok) == fold(k) {
+					if found || !same(ov, v) {
+						t.Fatalf("Edit(%q, %q) = %q: field %q", args, edits, got, k)
+					}
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("Edit(%q, %q) = %q: field %q lost", args, edits, got, k)
+			}
+		}
+	})
+}
+
+func same(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
