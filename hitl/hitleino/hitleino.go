@@ -10,8 +10,9 @@
 // Forwarder, any [transport.Waiter] — and [Answer] turns the Results into the
 // adk.ResumeParams that Runner.ResumeWithParams resumes the run with. The resumed tool runs
 // its wrapped tool once only when the person approved ([transport.Result.Approved]) or
-// edited the arguments; a rejection, an expiry (whatever its default action), a
-// cancellation, a failure or no Result at all runs nothing and tells the model why.
+// edited the arguments (the edited fields over the model's, if they fit the tool); a
+// rejection, an expiry (whatever its default action), a cancellation, a failure or no Result
+// at all runs nothing and tells the model why.
 //
 // A host that may stop while a person decides opens each question's case with [Labels] on
 // a client with a [hitl.Store], keeps Eino's checkpoints in a durable CheckPointStore, and
@@ -31,6 +32,7 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/toolgate"
@@ -69,9 +71,14 @@ type Question struct {
 // when the run is resumed with the person's *transport.Result under the question's ID, t
 // runs once with the model's arguments if the Result is Approved, or with the edited
 // arguments if the person edited them (Action "edit", an approval review's "edits" object,
-// on a completed case with no default applied). Any other Result — a rejection, an expiry
-// even with default_action approve, a cancellation, a failure, a nil or missing Result —
-// runs nothing: the tool returns, for the model, a line saying it did not run and why.
+// on a completed case with no default applied). An edit holds the fields the person changed:
+// each is put over the model's arguments, and the fields not edited keep the model's values.
+// When the merged arguments do not fit the tool's parameters (its ToolInfo's ParamsOneOf,
+// checked as a JSON Schema: a wrong type, a field the tool does not have), t does not run
+// and the model is told "not run: the person's edit does not fit the tool's arguments: " and
+// how; the run goes on. Any other Result — a rejection, an expiry even with default_action
+// approve, a cancellation, a failure, a nil or missing Result — runs nothing: the tool
+// returns, for the model, a line saying it did not run and why.
 // Resumed without data for it (another question of the same run was answered), the call
 // interrupts again with the same question.
 func Approval(t tool.InvokableTool, prompt func(arguments string) string) tool.InvokableTool {
@@ -107,9 +114,52 @@ func (a *approval) InvokableRun(ctx context.Context, args string, opts ...tool.O
 		return why, nil
 	}
 	if edited != "" {
-		args = edited
+		merged, err := toolgate.Edit(json.RawMessage(args), json.RawMessage(edited))
+		if err == nil {
+			err = a.fits(ctx, merged)
+		}
+		if err != nil {
+			return toolgate.Unfit(err), nil
+		}
+		args = string(merged)
 	}
 	return a.inner.InvokableRun(ctx, args, opts...)
+}
+
+// fits checks the arguments of an edit against the wrapped tool's parameters (its
+// ToolInfo's ParamsOneOf as a JSON Schema; a tool without parameters takes any object), so
+// that an edit the tool cannot decode is told to the model rather than failing the run.
+func (a *approval) fits(ctx context.Context, args json.RawMessage) error {
+	info, err := a.inner.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("the tool's parameters cannot be read: %w", err)
+	}
+	if info == nil || info.ParamsOneOf == nil {
+		return nil
+	}
+	s, err := info.ParamsOneOf.ToJSONSchema()
+	if err != nil {
+		return fmt.Errorf("the tool's parameters cannot be read: %w", err)
+	}
+	if s == nil {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("the tool's parameters cannot be read: %w", err)
+	}
+	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(b), gojsonschema.NewBytesLoader(args))
+	if err != nil {
+		return fmt.Errorf("the tool's parameters cannot be checked: %w", err)
+	}
+	if res.Valid() {
+		return nil
+	}
+	var errs []string
+	for _, e := range res.Errors() {
+		errs = append(errs, e.String())
+	}
+	return errors.New(strings.Join(errs, "; "))
 }
 
 // Input returns a tool named name that the model calls with {"question": "..."} to ask a
@@ -188,8 +238,9 @@ type answerKey struct{}
 
 // Outcome is what an [Approval] tool does with r: run reports whether the wrapped tool runs
 // — only for an Approved Result, or for an edit (Action "edit" on a completed case, no
-// default applied) whose data holds the edited arguments as a JSON object in "edits",
-// returned in edited. When it does not run, why is the line the model gets instead:
+// default applied) whose data holds the edited fields as a JSON object in "edits", returned
+// in edited; the tool puts them over the model's arguments and runs only if the result fits
+// its parameters. When it does not run, why is the line the model gets instead:
 // "not run: " and what happened (rejected, expired, cancelled, failed, no decision), with
 // the person's feedback or the service's reason when there is one.
 func Outcome(r *transport.Result) (run bool, edited string, why string) {

@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 	"go.uber.org/goleak"
@@ -57,7 +58,7 @@ type deleteFile struct {
 
 func (*deleteFile) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{Name: "delete_file", Desc: "Delete a file.",
-		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"path": {Type: schema.String, Required: true}})}, nil
+		ParamsOneOf: schema.NewParamsOneOfByParams(map[string]*schema.ParameterInfo{"path": {Type: schema.String, Required: true}, "backup": {Type: schema.Boolean}})}, nil
 }
 
 func (d *deleteFile) InvokableRun(_ context.Context, args string, _ ...tool.Option) (string, error) {
@@ -163,6 +164,10 @@ func TestApproval(t *testing.T) {
 		{"approve decision with a default applied", &transport.Result{Status: transport.StatusCompleted, Action: "approve", Decision: transport.DecisionApprove, DefaultApplied: true, DefaultAction: "approve"}, nil, "not run"},
 		{"edited", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":"/tmp/old-report.txt"}}`)},
 			[]string{`{"path":"/tmp/old-report.txt"}`}, `deleted {"path":"/tmp/old-report.txt"}`},
+		{"one field edited", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"backup":true}}`)},
+			[]string{`{"backup":true,"path":"/tmp/report.txt"}`}, `deleted {"backup":true,"path":"/tmp/report.txt"}`},
+		{"edited with the wrong type", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":5}}`)},
+			nil, "not run: the person's edit does not fit the tool's arguments: path: Invalid type. Expected: string, given: integer"},
 		{"edited without arguments", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"feedback":"hm"}`)}, nil, "not run: the person edited the call but gave no arguments"},
 		{"expired edit", &transport.Result{Status: transport.StatusExpired, Action: "edit", DefaultApplied: true, DefaultAction: "edit", Data: []byte(`{"edits":{"path":"/"}}`)}, nil, "not run: the request expired"},
 	} {
@@ -197,6 +202,60 @@ func TestApproval(t *testing.T) {
 			}
 			if !strings.Contains(last, tt.told) {
 				t.Errorf("the model was told %q, want %q in it", last, tt.told)
+			}
+		})
+	}
+}
+
+// TestEditFitsTheTool: with a tool Eino builds from a Go function (utils.InferTool), which
+// decodes its arguments itself, a person's edit is put over the model's arguments field by
+// field; an edit the tool's arguments cannot take (a wrong type, a field the tool does not
+// have) runs nothing, and the model is told so while the run goes on to its end.
+func TestEditFitsTheTool(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		edits string
+		ran   []string
+		told  string
+	}{
+		{"one field", `{"Force":true}`, []string{"/tmp/report.txt force=true"}, "deleted /tmp/report.txt"},
+		{"a field in another case", `{"path":"/tmp/old.txt"}`, []string{"/tmp/old.txt force=false"}, "deleted /tmp/old.txt"},
+		{"the wrong type", `{"Path":5}`, nil, "not run: the person's edit does not fit the tool's arguments: Path: Invalid type. Expected: string, given: integer"},
+		{"a field the tool does not have", `{"Reason":"use a different path please"}`, nil, "not run: the person's edit does not fit the tool's arguments: (root): Additional property Reason is not allowed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var (
+				mu  sync.Mutex
+				ran []string
+			)
+			del, err := utils.InferTool("delete_file", "Delete a file.", func(_ context.Context, f struct {
+				Path  string
+				Force bool `json:",omitempty"`
+			}) (string, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, fmt.Sprintf("%s force=%v", f.Path, f.Force))
+				return "deleted " + f.Path, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := newRunner(t, files{t.TempDir()}, []schema.ToolCall{call("call-1", "delete_file", `{"Path":"/tmp/report.txt"}`)}, hitleino.Approval(del, nil))
+			ev, _ := drain(t, r.Query(t.Context(), "clean up", adk.WithCheckPointID("cp")))
+			edit := &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":` + tt.edits + `}`)}
+			params, err := hitleino.Answer(t.Context(), hitleino.Questions(ev), func(context.Context, hitleino.Question) (*transport.Result, error) { return edit, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			iter, err := r.ResumeWithParams(t.Context(), "cp", params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, last := drain(t, iter) // a run error fails the test here
+			mu.Lock()
+			defer mu.Unlock()
+			if ev != nil || fmt.Sprint(ran) != fmt.Sprint(tt.ran) || !strings.Contains(last, tt.told) {
+				t.Errorf("ran %q, told %q (interrupted %v); want ran %q, told %q", ran, last, ev != nil, tt.ran, tt.told)
 			}
 		})
 	}
