@@ -9,10 +9,11 @@
 // in front of a person through hitlkit — a HITL service ([hitl.Client.Do]), an HXP request,
 // a Forwarder, any transport.Waiter — and [Answer] turns the Results into the restart
 // parts (ai.WithToolRestarts) that Generate resumes with. Every question is restarted with
-// its Result in the tool's resumed metadata; an edit is restarted with the edited arguments
-// as the tool's new input (the restart ai.ToolAction.RestartWith makes with ai.WithNewInput).
+// its Result in the tool's resumed metadata; an edit is restarted with the edited fields put
+// over the model's arguments as the tool's new input (the restart ai.ToolAction.RestartWith
+// makes with ai.WithNewInput), when they fit the tool's input schema.
 // The restarted tool goes ahead only when Approve says so: on an approval
-// ([transport.Result.Approved]) or an edit; a rejection, an expiry (whatever its default
+// ([transport.Result.Approved]) or an edit that fits; a rejection, an expiry (whatever its default
 // action), a cancellation, a failure or no Result at all returns, for the model, a line
 // saying it did not run and why.
 //
@@ -28,9 +29,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/firebase/genkit/go/ai"
+	"github.com/xeipuuv/gojsonschema"
 
 	"github.com/hitlkit/hitlkit/internal/toolgate"
 	"github.com/hitlkit/hitlkit/transport"
@@ -58,6 +61,7 @@ type Question struct {
 const (
 	resumedResult  = "hitlkit_result"  // the person's Result, as JSON
 	resumedPending = "hitlkit_pending" // restarted only so that another question could be answered
+	resumedUnfit   = "hitlkit_unfit"   // the edit did not fit the tool's input: the line for the model
 )
 
 // Approve is called first thing in a Genkit tool that must not act without a person's
@@ -65,7 +69,9 @@ const (
 // the tool returns the error (err) as it is. Restarted by [Answer] or [ResumeHandler], it
 // reports ok when the person approved ([transport.Result.Approved]), or edited the
 // arguments and the restart carries them as the tool's new input (the input the tool
-// received); the tool then acts, once. Otherwise ok is false and why is the line for the
+// received: the edited fields over the model's, see [Restart]); the tool then acts, once.
+// An edit that did not fit the tool's input schema gives "not run: the person's edit does
+// not fit the tool's arguments: " and how. Otherwise ok is false and why is the line for the
 // model ("not run: the person rejected it: …"): the tool returns it as its output, or
 // however its output type can say so. Restarted only so that another question of the run
 // could be answered, it interrupts again with the same question.
@@ -75,8 +81,13 @@ func Approve(tc *ai.ToolContext, prompt string) (ok bool, why string, err error)
 		return false, "", err
 	}
 	run, edited, why := toolgate.Outcome(r)
-	if run && edited != nil && tc.OriginalInput == nil {
-		return false, "not run: the person edited the call but the restart did not carry the edit", nil
+	if run && edited != nil {
+		if unfit, ok := tc.Resumed[resumedUnfit].(string); ok {
+			return false, unfit, nil
+		}
+		if tc.OriginalInput == nil {
+			return false, "not run: the person edited the call but the restart did not carry the edit", nil
+		}
 	}
 	return run, why, nil
 }
@@ -189,8 +200,13 @@ var ErrNoTool = errors.New("hitlgenkit: the question's tool is not among the too
 // Restart returns the part that restarts the interrupted tool request part with the
 // person's Result r (nil: no Result, which the tool takes as no decision): the Result goes
 // in the tool's resumed metadata, and an edit's arguments become the tool's new input, as
-// ai.ToolAction.RestartWith does with ai.WithNewInput. tools must hold the part's tool
-// (ErrNoTool).
+// ai.ToolAction.RestartWith does with ai.WithNewInput. An edit holds the fields the person
+// changed (the approval's "edits" object): each is put over the request's input, and the
+// fields not edited keep the model's values. When the merged input does not fit the tool's
+// input schema (the check Genkit makes before it runs a tool: a wrong type, a field the
+// tool does not have), the request is restarted with its own input and [Approve] tells the
+// model the edit did not fit, so that Generate goes on rather than failing. tools must hold
+// the part's tool (ErrNoTool).
 func Restart(part *ai.Part, r *transport.Result, tools ...ai.Tool) (*ai.Part, error) {
 	return restart(part, r, false, tools)
 }
@@ -219,11 +235,11 @@ func restart(part *ai.Part, r *transport.Result, pending bool, tools []ai.Tool) 
 		}
 		meta[resumedResult] = string(b)
 		if run, edited, _ := toolgate.Outcome(r); run && edited != nil {
-			var in map[string]any
-			if err := json.Unmarshal(edited, &in); err != nil {
-				return nil, fmt.Errorf("hitlgenkit: restart %s: the edit: %w", part.ToolRequest.Name, err)
+			if in, err := editedInput(part, edited, t); err != nil {
+				meta[resumedUnfit] = toolgate.Unfit(err)
+			} else {
+				opts.ReplaceInput = in
 			}
-			opts.ReplaceInput = in
 		}
 	}
 	p := t.Restart(part, opts)
@@ -231,4 +247,41 @@ func restart(part *ai.Part, r *transport.Result, pending bool, tools []ai.Tool) 
 		return nil, fmt.Errorf("hitlgenkit: %s made no restart", part.ToolRequest.Name)
 	}
 	return p, nil
+}
+
+// editedInput is the tool's new input for an edit: the edited fields over the request's
+// input (toolgate.Edit), checked against the tool's input schema as Genkit checks a
+// restart's input (gojsonschema), so that an edit that does not fit is told to the model
+// instead of failing Generate.
+func editedInput(part *ai.Part, edits json.RawMessage, t ai.Tool) (map[string]any, error) {
+	args, err := json.Marshal(part.ToolRequest.Input)
+	if err != nil {
+		return nil, errors.New("the model's arguments cannot be read")
+	}
+	merged, err := toolgate.Edit(args, edits)
+	if err != nil {
+		return nil, err
+	}
+	if def := t.Definition(); def != nil && def.InputSchema != nil {
+		schema, err := json.Marshal(def.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("the tool's input schema cannot be read: %w", err)
+		}
+		res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewBytesLoader(merged))
+		if err != nil {
+			return nil, fmt.Errorf("the tool's input schema cannot be checked: %w", err)
+		}
+		if !res.Valid() {
+			var errs []string
+			for _, e := range res.Errors() {
+				errs = append(errs, e.String())
+			}
+			return nil, errors.New(strings.Join(errs, "; "))
+		}
+	}
+	var in map[string]any
+	if err := json.Unmarshal(merged, &in); err != nil {
+		return nil, err
+	}
+	return in, nil
 }

@@ -34,7 +34,8 @@ type agent struct {
 }
 
 type fileArgs struct {
-	Path string `json:"path"`
+	Path   string `json:"path"`
+	Backup bool   `json:"backup,omitempty"`
 }
 
 type question struct {
@@ -84,6 +85,9 @@ func newAgentIn(ctx context.Context, requests ...request) *agent {
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		if in.Backup {
+			in.Path += " (backed up)"
+		}
 		a.erased = append(a.erased, in.Path)
 		return "deleted " + in.Path, nil
 	})
@@ -157,6 +161,14 @@ func TestApprove(t *testing.T) {
 		{"no result", nil, nil, "not run: no decision was given"},
 		{"edited", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":"/tmp/old-report.txt"}}`)},
 			[]string{"/tmp/old-report.txt"}, `call-1="deleted /tmp/old-report.txt"`},
+		{"one field edited", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"backup":true}}`)},
+			[]string{"/tmp/report.txt (backed up)"}, `call-1="deleted /tmp/report.txt (backed up)"`},
+		{"a field edited in another case", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"Path":"/tmp/old.txt"}}`)},
+			[]string{"/tmp/old.txt"}, `call-1="deleted /tmp/old.txt"`},
+		{"edited with the wrong type", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":5}}`)},
+			nil, `call-1="not run: the person's edit does not fit the tool's arguments: path: Invalid type. Expected: string, given: integer"`},
+		{"edited with a field the tool does not have", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"reason":"use a different path please"}}`)},
+			nil, `call-1="not run: the person's edit does not fit the tool's arguments: (root): Additional property reason is not allowed"`},
 		{"edited without arguments", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer}, nil, "not run: the person edited the call but gave no arguments"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
