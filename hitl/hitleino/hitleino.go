@@ -116,7 +116,7 @@ func (a *approval) InvokableRun(ctx context.Context, args string, opts ...tool.O
 	if edited != "" {
 		merged, err := toolgate.Edit(json.RawMessage(args), json.RawMessage(edited))
 		if err == nil {
-			err = a.fits(ctx, merged)
+			err = a.fits(ctx, json.RawMessage(edited), merged)
 		}
 		if err != nil {
 			return toolgate.Unfit(err), nil
@@ -126,10 +126,11 @@ func (a *approval) InvokableRun(ctx context.Context, args string, opts ...tool.O
 	return a.inner.InvokableRun(ctx, args, opts...)
 }
 
-// fits checks the arguments of an edit against the wrapped tool's parameters (its
-// ToolInfo's ParamsOneOf as a JSON Schema; a tool without parameters takes any object), so
-// that an edit the tool cannot decode is told to the model rather than failing the run.
-func (a *approval) fits(ctx context.Context, args json.RawMessage) error {
+// fits checks an edit against the wrapped tool's parameters (its ToolInfo's ParamsOneOf as a
+// JSON Schema; a tool without parameters takes any object): each edited field must be one
+// of them (toolgate.Unknown), and the merged arguments must fit the schema, so that an edit
+// the tool cannot take is told to the model rather than failing the run or being dropped.
+func (a *approval) fits(ctx context.Context, edits, args json.RawMessage) error {
 	info, err := a.inner.Info(ctx)
 	if err != nil {
 		return fmt.Errorf("the tool's parameters cannot be read: %w", err)
@@ -147,6 +148,9 @@ func (a *approval) fits(ctx context.Context, args json.RawMessage) error {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return fmt.Errorf("the tool's parameters cannot be read: %w", err)
+	}
+	if err := toolgate.Unknown(b, edits); err != nil {
+		return err
 	}
 	res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(b), gojsonschema.NewBytesLoader(args))
 	if err != nil {

@@ -250,9 +250,9 @@ func restart(part *ai.Part, r *transport.Result, pending bool, tools []ai.Tool) 
 }
 
 // editedInput is the tool's new input for an edit: the edited fields over the request's
-// input (toolgate.Edit), checked against the tool's input schema as Genkit checks a
-// restart's input (gojsonschema), so that an edit that does not fit is told to the model
-// instead of failing Generate.
+// input (toolgate.Edit), each a field of the tool's input schema (toolgate.Unknown), checked
+// against that schema as Genkit checks a restart's input (gojsonschema), so that an edit that
+// does not fit is told to the model instead of failing Generate or being dropped.
 func editedInput(part *ai.Part, edits json.RawMessage, t ai.Tool) (map[string]any, error) {
 	args, err := json.Marshal(part.ToolRequest.Input)
 	if err != nil {
@@ -266,6 +266,9 @@ func editedInput(part *ai.Part, edits json.RawMessage, t ai.Tool) (map[string]an
 		schema, err := json.Marshal(def.InputSchema)
 		if err != nil {
 			return nil, fmt.Errorf("the tool's input schema cannot be read: %w", err)
+		}
+		if err := toolgate.Unknown(schema, edits); err != nil {
+			return nil, err
 		}
 		res, err := gojsonschema.Validate(gojsonschema.NewBytesLoader(schema), gojsonschema.NewBytesLoader(merged))
 		if err != nil {

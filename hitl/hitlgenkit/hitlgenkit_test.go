@@ -168,7 +168,7 @@ func TestApprove(t *testing.T) {
 		{"edited with the wrong type", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"path":5}}`)},
 			nil, `call-1="not run: the person's edit does not fit the tool's arguments: path: Invalid type. Expected: string, given: integer"`},
 		{"edited with a field the tool does not have", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer, Data: []byte(`{"edits":{"reason":"use a different path please"}}`)},
-			nil, `call-1="not run: the person's edit does not fit the tool's arguments: (root): Additional property reason is not allowed"`},
+			nil, `call-1="not run: the person's edit does not fit the tool's arguments: the tool has no argument \"reason\""`},
 		{"edited without arguments", &transport.Result{Status: transport.StatusCompleted, Action: "edit", Decision: transport.DecisionAnswer}, nil, "not run: the person edited the call but gave no arguments"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -103,6 +103,39 @@ func Edit(args, edits json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(merged)
 }
 
+// Unknown checks the fields of edits (the approval's "edits" object) against schema, the
+// tool's parameters as a JSON Schema: each edited field must be one of its "properties"
+// (matched as a case-insensitive decoder matches a name), or the error names the first that
+// is not. An edit of a field the tool does not have cannot be applied; running the tool with
+// the model's arguments instead would pass for an approval the person did not give. A schema
+// without properties is not checked.
+func Unknown(schema, edits json.RawMessage) error {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return nil
+	}
+	known := make(map[string]bool, len(s.Properties))
+	for k := range s.Properties {
+		known[fold(k)] = true
+	}
+	var person map[string]json.RawMessage
+	if err := json.Unmarshal(edits, &person); err != nil {
+		return errors.New("the edits are not a JSON object")
+	}
+	var unknown []string
+	for k := range person {
+		if !known[fold(k)] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	return fmt.Errorf("the tool has no argument %q", slices.Min(unknown))
+}
+
 // fold is name as a case-insensitive decoder matches it: two names with the same fold are one
 // field to encoding/json.
 func fold(name string) string {

@@ -106,3 +106,50 @@ func same(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// TestUnknown: an edited field the tool's schema does not list is named; one listed in another
+// case, or a schema listing nothing, is not.
+func TestUnknown(t *testing.T) {
+	schema := json.RawMessage(`{"type":"object","properties":{"Path":{"type":"string"},"force":{"type":"boolean"}}}`)
+	for _, tt := range []struct{ schema, edits, err string }{
+		{string(schema), `{"Path":"/b","force":true}`, ""},
+		{string(schema), `{"path":"/b"}`, ""},
+		{string(schema), `{"reason":"x","Path":"/b","other":1}`, `the tool has no argument "other"`},
+		{string(schema), `[1]`, "the edits are not a JSON object"},
+		{`{"type":"object"}`, `{"reason":"x"}`, ""},
+		{`not json`, `{"reason":"x"}`, ""},
+	} {
+		err := Unknown(json.RawMessage(tt.schema), json.RawMessage(tt.edits))
+		if (err == nil) != (tt.err == "") || (err != nil && err.Error() != tt.err) {
+			t.Errorf("Unknown(%s, %s) = %v, want %q", tt.schema, tt.edits, err, tt.err)
+		}
+	}
+}
+
+// FuzzUnknown: whatever schema and edits it is given, Unknown never panics, and it passes
+// only edits whose every field the schema lists (when it lists any).
+func FuzzUnknown(f *testing.F) {
+	f.Add([]byte(`{"properties":{"Path":{}}}`), []byte(`{"path":1}`))
+	f.Add([]byte(`{"properties":{"ſ":{}}}`), []byte(`{"S":1,"x":2}`))
+	f.Fuzz(func(t *testing.T, schema, edits []byte) {
+		if Unknown(schema, edits) != nil {
+			return
+		}
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		var person map[string]json.RawMessage
+		if json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 || json.Unmarshal(edits, &person) != nil {
+			return
+		}
+		for k := range person {
+			listed := false
+			for p := range s.Properties {
+				listed = listed || fold(p) == fold(k)
+			}
+			if !listed {
+				t.Fatalf("Unknown(%q, %q) passed %q", schema, edits, k)
+			}
+		}
+	})
+}
