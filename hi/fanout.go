@@ -15,7 +15,11 @@ import (
 
 // Ask puts the interaction in front of one participant and waits for their response. A
 // response with an empty Action and InputText is an abstention (the participant's case
-// expired or was cancelled). Ask must return promptly, with ctx's cause, when ctx ends.
+// expired or was cancelled); an error means that participant's answer is unknown. The
+// response is always the participant asked: [FanOut] sets its ParticipantID to p.ID,
+// whatever the Ask wrote there. Its Action is compared with userActions as [Parse] writes
+// them, trimmed and in lower case ("Approve" is approve). Ask must return promptly, with
+// ctx's cause, when ctx ends.
 type Ask func(ctx context.Context, it *Interaction, p Participant) (Feedback, error)
 
 // ErrResolved is the cause given to the asks still waiting when the policy has decided.
@@ -140,40 +144,69 @@ func fanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*t
 // OverHITL asks each participant through a HITL Protocol service: call builds the request
 // whose 202 opens that participant's case (for example a POST naming them), the client's
 // forwarder puts the review link in front of them, and the case's Result is their response
-// (its action, and its approval feedback as the reason). An expired or cancelled case is an
-// abstention.
+// (see responseOf; an approval's feedback is the reason when the Result has none). Every
+// decision is a response: the call is made with [hitl.CallOptions].EveryDecisionOK, so a
+// rejection is the participant's reject vote, and an expired or cancelled case an
+// abstention. An error from [hitl.Client.Do] stays an error: that participant's answer is
+// unknown.
 func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p Participant) (*http.Request, error)) Ask {
 	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {
 		req, err := call(ctx, it, p)
 		if err != nil {
 			return Feedback{}, err
 		}
-		resp, err := c.Do(ctx, req, nil)
+		resp, err := c.Do(ctx, req, &hitl.CallOptions{EveryDecisionOK: true})
 		if resp != nil && resp.Body != nil {
 			_ = resp.Body.Close()
 		}
 		if err != nil {
 			return Feedback{}, err
 		}
-		if resp.Interrupt == nil {
+		if resp.Interrupt == nil || resp.Result == nil {
 			return Feedback{}, fmt.Errorf("hi: the service answered %d without asking a human", resp.StatusCode)
 		}
-		res := resp.Result
-		if res.Decision == "" {
-			return Feedback{}, nil
-		}
-		f := Feedback{Action: res.Action, Timestamp: res.EndedAt}
-		if a, err := hitl.ApprovalOf(res); err == nil {
+		f := responseOf(it, resp.Result)
+		if a, err := hitl.ApprovalOf(resp.Result); err == nil && f.Reason == "" && f.Action != "" {
 			f.Reason = a.Feedback
 		}
 		return f, nil
 	}
 }
 
+// responseOf is the participant's response that a Result of any protocol holds, as [OverHITL]
+// and [OverHXP] read it:
+//
+//   - A case that completed with a person's decision is their vote: its Action, in the
+//     protocol's own word when the interaction offers that word as a userAction, else the
+//     shared word of its Decision — "approve" for a yes (HITL approve or confirm, HXP
+//     "approved"), "reject" for a no (HITL reject, cancel or abort, HXP "rejected") — or
+//     the Action itself for any other answer (an HXP DECIDE's option, a HITL edit). The
+//     Result's Reason is the response's reason, its EndedAt the timestamp.
+//   - A Result in which no person decided — an expiry (a default applied included), a
+//     cancellation, a failure — is an abstention: an empty Feedback.
+//
+// The ParticipantID is left empty: [FanOut] sets it to the participant asked.
+func responseOf(it *Interaction, res *transport.Result) Feedback {
+	if res == nil || res.Status != transport.StatusCompleted || res.Decision == "" || res.DefaultApplied {
+		return Feedback{}
+	}
+	action := res.Action
+	if it == nil || !offers(it.UserActions, action) {
+		switch res.Decision {
+		case transport.DecisionApprove:
+			action = "approve"
+		case transport.DecisionReject:
+			action = "reject"
+		}
+	}
+	return Feedback{Action: action, Reason: res.Reason, Timestamp: res.EndedAt}
+}
+
 // OverHXP asks each participant with the HXP request newRequest makes for them (an APPROVE
 // or DECIDE routed to them, typically with the participant as agent_id or in metadata). An
 // APPROVE's "approved" and "rejected" count as the actions "approve" and "reject"; a DECIDE's
-// option counts as itself. When the interaction resolves before the participant answers,
+// option counts as itself (see responseOf); an expired or cancelled request is an
+// abstention. When the interaction resolves before the participant answers,
 // their request is cancelled on the server.
 func OverHXP(c *hxp.Client, newRequest func(it *Interaction, p Participant) *hxp.Request) Ask {
 	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {
@@ -190,16 +223,6 @@ func OverHXP(c *hxp.Client, newRequest func(it *Interaction, p Participant) *hxp
 			}
 			return Feedback{}, err
 		}
-		if res.Decision == "" {
-			return Feedback{}, nil
-		}
-		action := res.Action
-		switch action {
-		case hxp.Approved:
-			action = "approve"
-		case hxp.Rejected:
-			action = "reject"
-		}
-		return Feedback{Action: action, Reason: res.Reason, Timestamp: res.EndedAt}, nil
+		return responseOf(it, res), nil
 	}
 }

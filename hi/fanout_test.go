@@ -173,3 +173,122 @@ func TestFanOutAbstentions(t *testing.T) {
 		t.Errorf("FanOut cancelled = %v", err)
 	}
 }
+
+// hitlPanel is a HITL service in memory whose participants answer at set times: ask opens one
+// case per participant, and answer(at, who, f) ends who's case at that time with f (which
+// calls the server with the case's id), unless the test has ended.
+type hitlPanel struct {
+	s     *hitltest.Server
+	ask   hi.Ask
+	mu    sync.Mutex
+	cases map[string]string // participant → case id
+}
+
+func newHITLPanel(t *testing.T) *hitlPanel {
+	p := &hitlPanel{s: hitltest.NewMemoryServer(t, hitltest.WithRetryAfter(30*time.Second)), cases: map[string]string{}}
+	forward := func(_ context.Context, it *hitl.Interrupt) error {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		who, _, _ := strings.Cut(it.Prompt(), ":")
+		p.cases[who] = it.ID()
+		return nil
+	}
+	c, err := hitl.NewClient(transport.WithHTTPClient(p.s.Client()), hitl.WithForwarder(forward))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.ask = hi.OverHITL(c, func(ctx context.Context, it *hi.Interaction, pt hi.Participant) (*http.Request, error) {
+		body, _ := json.Marshal(map[string]string{"prompt": pt.ID + ": " + it.AgentOutput.Summary})
+		return http.NewRequestWithContext(ctx, http.MethodPost, p.s.URL+"/actions/approval", strings.NewReader(string(body)))
+	})
+	return p
+}
+
+func (p *hitlPanel) answer(t *testing.T, at time.Duration, who string, f func(s *hitltest.Server, id string) error) {
+	go func() {
+		select {
+		case <-time.After(at):
+		case <-t.Context().Done(): // the test ended first
+			return
+		}
+		p.mu.Lock()
+		id := p.cases[who]
+		p.mu.Unlock()
+		if err := f(p.s, id); err != nil {
+			t.Errorf("%s: %v", who, err)
+		}
+	}()
+}
+
+func respond(action string) func(*hitltest.Server, string) error {
+	return func(s *hitltest.Server, id string) error {
+		return s.Respond(id, action, map[string]string{"feedback": "says " + action}, nil)
+	}
+}
+
+// TestFanOutOverHITLRejection: over HITL a participant's rejection is their reject vote, not
+// an unknown outcome. Under first_response p2's no at 10 s decides: the Result is that
+// rejection (Decision reject, by p2, with p2's reason) and p1's later yes does not count.
+func TestFanOutOverHITLRejection(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newHITLPanel(t)
+		p.answer(t, 10*time.Second, "p2", respond("reject"))
+		p.answer(t, 20*time.Second, "p1", respond("approve"))
+		start := time.Now()
+		res, tally, err := hi.FanOut(t.Context(), message(2, hi.FirstResponse), p.ask, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 10*time.Second {
+			t.Errorf("FanOut returned after %v, want 10s", d)
+		}
+		if res.Approved() || res.Status != transport.StatusCompleted || res.Decision != transport.DecisionReject ||
+			res.Action != "reject" || res.Reason != "says reject" || res.RespondedBy == nil || res.RespondedBy.Name != "p2" {
+			t.Errorf("Result %v (reason %q, by %+v), want p2's rejection", res, res.Reason, res.RespondedBy)
+		}
+		if tally.DecidedBy != "p2" || tally.Votes["p2"] != "reject" {
+			t.Errorf("tally %+v", tally)
+		}
+	})
+}
+
+// TestFanOutOverHITLAbstentions: over HITL an expired or cancelled case is that participant's
+// abstention, not an error: with p2's case expired and p3's cancelled, majority of three is
+// a failed Result saying one participant responded.
+func TestFanOutOverHITLAbstentions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newHITLPanel(t)
+		p.answer(t, 10*time.Second, "p1", respond("approve"))
+		p.answer(t, 20*time.Second, "p2", func(s *hitltest.Server, id string) error { return s.Expire(id) })
+		p.answer(t, 30*time.Second, "p3", func(s *hitltest.Server, id string) error { return s.Cancel(id, "withdrawn") })
+		res, tally, err := hi.FanOut(t.Context(), message(3, hi.Majority), p.ask, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Approved() || res.Status != transport.StatusFailed || !strings.Contains(res.Reason, "1 of 3 participants responded") {
+			t.Errorf("Result %v (reason %q)", res, res.Reason)
+		}
+		if len(tally.Votes) != 1 || tally.Votes["p1"] != "approve" {
+			t.Errorf("tally %+v", tally)
+		}
+	})
+}
+
+// TestActionCase: actions are compared as Parse writes userActions, trimmed and in lower
+// case: "Approve" from an Ask or Record is the action approve, one with "APPROVE".
+func TestActionCase(t *testing.T) {
+	it := message(2, hi.AllRequired)
+	it.UserActions = []string{"Approve", "reject"} // as a program may build it
+	spelled := map[string]string{"p1": "Approve", "p2": " APPROVE"}
+	ask := func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
+		return hi.Feedback{Action: spelled[p.ID]}, nil
+	}
+	res, tally, err := hi.FanOut(t.Context(), it, ask, nil)
+	if err != nil || !res.Approved() || res.Action != "approve" || len(tally.Refused) != 0 {
+		t.Errorf("FanOut = %v, %v; tally %+v", res, err, tally)
+	}
+	it = message(2, hi.FirstResponse)
+	if tally, err := it.Record(hi.Feedback{ParticipantID: "p2", Action: "Reject"}); err != nil || tally.Outcome != "reject" {
+		t.Errorf("Record(Reject) = %+v, %v", tally, err)
+	}
+}

@@ -150,6 +150,7 @@ func newCounter(it *Interaction, t *Tally) *counter {
 // interaction spells it, whatever spelling the response used.
 func (c *counter) add(f Feedback) {
 	t := c.t
+	f.Action = actionKey(f.Action)
 	id, member := c.members[participantKey(f.ParticipantID)]
 	switch {
 	case t.Resolved:
@@ -158,7 +159,7 @@ func (c *counter) add(f Feedback) {
 	case !member:
 		t.Refused = append(t.Refused, Refusal{f, "not a participant"})
 		return
-	case len(c.it.UserActions) > 0 && !slices.Contains(c.it.UserActions, f.Action):
+	case len(c.it.UserActions) > 0 && !offers(c.it.UserActions, f.Action):
 		t.Refused = append(t.Refused, Refusal{f, "action not in userActions"})
 		return
 	}
@@ -176,6 +177,16 @@ func (c *counter) add(f Feedback) {
 	t.reasons[id] = f.Reason
 	f.ParticipantID = id
 	t.decide(len(c.it.Participants), f)
+}
+
+// actionKey is an action as the tally counts it: trimmed and lower case, as [Parse] writes
+// userActions, so "Approve", " approve" and "APPROVE" are one action.
+func actionKey(a string) string { return strings.ToLower(strings.TrimSpace(a)) }
+
+// offers reports whether action is one of actions, compared as actionKey writes them.
+func offers(actions []string, action string) bool {
+	k := actionKey(action)
+	return slices.ContainsFunc(actions, func(a string) bool { return actionKey(a) == k })
 }
 
 // decide checks the policy after vote f. The policies are this one switch.
@@ -335,7 +346,7 @@ func (it *Interaction) Record(f Feedback) (Tally, error) {
 	if !slices.ContainsFunc(it.Participants, func(p Participant) bool { return sameParticipant(p.ID, f.ParticipantID) }) {
 		return Tally{}, fmt.Errorf("hi: Record: %q is not a participant", f.ParticipantID)
 	}
-	if len(it.UserActions) > 0 && !slices.Contains(it.UserActions, f.Action) {
+	if len(it.UserActions) > 0 && !offers(it.UserActions, f.Action) {
 		return Tally{}, fmt.Errorf("hi: Record: %w: %q", ErrUnsupportedAction, f.Action)
 	}
 	it.History = append(it.History, f)
