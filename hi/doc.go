@@ -45,9 +45,17 @@
 // vote replaces an earlier one until the interaction resolves; votes after it, from
 // non-participants or with actions not offered are refused), with the tally explained.
 //
+// all_required is the spec's name without a definition; here every participant must choose
+// the same action, and a no from any of them is a rejection (Decision reject, by that person),
+// not a conflict.
+//
 // FanOut asks everyone at once (over HXP, or HITL with hi.OverHITL) and returns as soon as
-// the policy decides: the waits still open are stopped, and HXP requests no longer needed are
-// cancelled. hi.Client talks to an HI endpoint at the spec's illustrative routes.
+// the answers still to come cannot change the outcome — all_required at the first no,
+// majority or quorum as soon as no action can reach it — since each participant answers
+// once: the waits still open are stopped, and HXP requests no longer needed are cancelled.
+// Over either protocol every decision is the participant's response: a rejection a reject
+// vote, an expiry or cancellation an abstention; only an error leaves the answer unknown.
+// hi.Client talks to an HI endpoint at the spec's illustrative routes.
 //
 // # Reliability and security: what the tests hold
 //
@@ -62,6 +70,10 @@
 //     (FanOutOptions.MaxParticipants raises the limit of 100); responses are tallied in constant
 //     time each (TestFanOutParticipantLimit; BenchmarkFanOut, figures in examples/scale's
 //     README).
+//   - A participant's no over HITL is their reject vote, never dropped: under first_response
+//     a no before a yes is the Result (TestFanOutOverHITLRejection); under all_required the
+//     first no ends FanOut with that rejection, the others' waits stopped
+//     (TestFanOutEndsWhenSettled, TestFanOutOverHITLAllRequiredNo).
 //   - An answer about another interaction is never the Result: an error matching
 //     transport.ErrMismatch (TestWaitNeverReturnsAnotherInteraction).
 //   - FuzzParse runs the message parser.

@@ -39,15 +39,22 @@ type FanOutOptions struct {
 	MaxParticipants int
 }
 
-// FanOut asks every participant at once and records each response as it arrives; as soon as
-// the policy decides, it stops the asks still waiting (their context ends with cause
+// FanOut asks every participant at once and records each response as it arrives. Each
+// participant answers once, so FanOut decides as soon as the answers still to come can no
+// longer change the outcome — earlier than [Evaluate], which keeps waiting while a vote may
+// still be replaced: the policy's outcome (first_response at the first response, majority
+// and quorum at the votes they need), all_required's rejection at the first participant who
+// says no (a no cannot be outvoted: the Result is that person's rejection, Decision reject,
+// with their reason), and a failed Result as soon as no action can reach majority or the
+// quorum any more. It then stops the asks still waiting (their context ends with cause
 // ErrResolved) and returns the Result with the tally. Responses that arrive meanwhile are
 // recorded as late and refused.
 //
 // When every ask has returned and the policy has not decided — too many abstentions — the
-// Result is failed with the tally's explanation; when an ask failed, the error is returned
-// instead, since that participant's answer is unknown. FanOut returns only after every ask
-// has returned. it is updated (History, Status) and must not be used concurrently.
+// Result is failed with the tally's explanation; when an ask failed and its answer could
+// still have changed the outcome, the error is returned instead, since that participant's
+// answer is unknown. FanOut returns only after every ask has returned. it is updated
+// (History, Status) and must not be used concurrently.
 //
 // An interaction with more than 100 participants (see [FanOutOptions]) is refused with ErrTooManyParticipants before anyone is asked. The
 // responses are tallied as they arrive, in constant time each.
@@ -107,24 +114,33 @@ func fanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*t
 	tally := Evaluate(it)
 	count := newCounter(it, &tally)
 	var errs []error
+	unknown := len(it.Participants) // participants whose vote may still come: not yet answered, or failed
 	for range it.Participants {
 		a := <-answers
+		var counted Feedback
 		switch {
 		case a.err != nil && context.Cause(asking) == ErrResolved:
 		case a.err != nil:
 			errs = append(errs, fmt.Errorf("participant %s: %w", a.p.ID, a.err))
 		case a.f.Action == "" && a.f.InputText == "":
+			unknown--
 		default:
+			unknown--
 			a.f.ParticipantID = a.p.ID
 			if a.f.Timestamp.IsZero() {
 				a.f.Timestamp = time.Now().UTC()
 			}
 			it.History = append(it.History, a.f)
-			count.add(a.f)
-			if tally.Resolved {
-				it.Status = StatusResolved
-				stop(ErrResolved)
+			if f, ok := count.add(a.f); ok {
+				counted = f
 			}
+		}
+		if !tally.Resolved && context.Cause(asking) != ErrResolved {
+			tally.settle(len(it.Participants), unknown, counted)
+		}
+		if tally.Resolved && context.Cause(asking) != ErrResolved {
+			it.Status = StatusResolved
+			stop(ErrResolved)
 		}
 	}
 	wg.Wait()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -154,7 +155,10 @@ func TestFanOutAbstentions(t *testing.T) {
 	}
 	errDown := errors.New("service down")
 	failing := func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
-		if p.ID == "p2" {
+		switch p.ID {
+		case "p1":
+			return hi.Feedback{Action: "approve"}, nil // p2's yes would make a majority
+		case "p2":
 			return hi.Feedback{}, errDown
 		}
 		return hi.Feedback{}, nil
@@ -291,4 +295,101 @@ func TestActionCase(t *testing.T) {
 	if tally, err := it.Record(hi.Feedback{ParticipantID: "p2", Action: "Reject"}); err != nil || tally.Outcome != "reject" {
 		t.Errorf("Record(Reject) = %+v, %v", tally, err)
 	}
+}
+
+// TestFanOutEndsWhenSettled: each participant answers once in a fan-out, so FanOut returns
+// as soon as the answers still to come cannot change the outcome, and stops the asks still
+// waiting (their context ends with ErrResolved; synctest fails the test on a goroutine left).
+// Under all_required one no is the Result: a rejection by that participant.
+func TestFanOutEndsWhenSettled(t *testing.T) {
+	type answer struct {
+		at     time.Duration
+		action string // "" abstains
+	}
+	tests := []struct {
+		name     string
+		policy   hi.Policy
+		answers  []answer // p1, p2, …; an answer at 0 never comes
+		at       time.Duration
+		decision transport.Decision
+		by       string
+		reason   string // a substring of a failed Result's Reason
+	}{
+		{"all_required, one no", hi.AllRequired, []answer{{10 * time.Second, "approve"}, {20 * time.Second, "reject"}, {}},
+			20 * time.Second, transport.DecisionReject, "p2", ""},
+		{"all_required, no first", hi.AllRequired, []answer{{0, ""}, {5 * time.Second, "reject"}, {}},
+			5 * time.Second, transport.DecisionReject, "p2", ""},
+		{"majority no longer possible", hi.Majority, []answer{{10 * time.Second, "approve"}, {20 * time.Second, "reject"}, {30 * time.Second, "edit"}, {}},
+			30 * time.Second, "", "", "no action can have a majority; 3 of 4"},
+		{"majority, abstentions", hi.Majority, []answer{{10 * time.Second, ""}, {20 * time.Second, ""}, {}},
+			20 * time.Second, "", "", "no action can have a majority"},
+		{"quorum no longer possible", hi.Quorum(3), []answer{{10 * time.Second, "approve"}, {20 * time.Second, "reject"}, {}},
+			20 * time.Second, "", "", "no action can reach the quorum of 3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var stopped sync.Map // participant → the cause their ask was stopped with
+				ask := func(ctx context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
+					var i int
+					fmt.Sscanf(p.ID, "p%d", &i)
+					a := tt.answers[i-1]
+					var after <-chan time.Time // nil: never answers
+					if a.at > 0 {
+						after = time.After(a.at)
+					}
+					select {
+					case <-after:
+						return hi.Feedback{Action: a.action, Reason: p.ID + " says " + a.action}, nil
+					case <-ctx.Done():
+						stopped.Store(p.ID, context.Cause(ctx))
+						return hi.Feedback{}, context.Cause(ctx)
+					}
+				}
+				it := message(len(tt.answers), tt.policy)
+				start := time.Now()
+				res, tally, err := hi.FanOut(t.Context(), it, ask, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := time.Since(start); d != tt.at {
+					t.Errorf("FanOut returned after %v, want %v", d, tt.at)
+				}
+				if res.Approved() || res.Decision != tt.decision || it.Status != hi.StatusResolved || !tally.Resolved {
+					t.Errorf("Result %v, tally %+v", res, tally)
+				}
+				if tt.by != "" && (res.RespondedBy == nil || res.RespondedBy.Name != tt.by || res.Reason != tt.by+" says reject") {
+					t.Errorf("Result %v by %+v, reason %q; want %s's no", res, res.RespondedBy, res.Reason, tt.by)
+				}
+				if tt.reason != "" && (res.Status != transport.StatusFailed || !strings.Contains(res.Reason, tt.reason)) {
+					t.Errorf("Result %v, reason %q; want failed, %q", res, res.Reason, tt.reason)
+				}
+				last := fmt.Sprintf("p%d", len(tt.answers))
+				if cause, _ := stopped.Load(last); cause != hi.ErrResolved {
+					t.Errorf("%s's ask was stopped with %v, want ErrResolved", last, cause)
+				}
+			})
+		})
+	}
+}
+
+// TestFanOutOverHITLAllRequiredNo: over HITL, all_required with p2's no at 20 s and p3 who
+// never answers: FanOut returns p2's rejection at 20 s and stops p3's wait.
+func TestFanOutOverHITLAllRequiredNo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newHITLPanel(t)
+		p.answer(t, 10*time.Second, "p1", respond("approve"))
+		p.answer(t, 20*time.Second, "p2", respond("reject"))
+		start := time.Now()
+		res, _, err := hi.FanOut(t.Context(), message(3, hi.AllRequired), p.ask, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d != 20*time.Second {
+			t.Errorf("FanOut returned after %v, want 20s", d)
+		}
+		if res.Approved() || res.Decision != transport.DecisionReject || res.RespondedBy == nil || res.RespondedBy.Name != "p2" || res.Reason != "says reject" {
+			t.Errorf("Result %v (reason %q, by %+v), want p2's rejection", res, res.Reason, res.RespondedBy)
+		}
+	})
 }

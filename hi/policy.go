@@ -38,7 +38,11 @@ var (
 	FirstResponse = Policy{Kind: kindFirstResponse}
 	// Majority: an action chosen by more than half of the participants decides.
 	Majority = Policy{Kind: kindMajority}
-	// AllRequired: every participant must respond, and all with the same action.
+	// AllRequired: every participant must respond, and all with the same action, which is
+	// the outcome; a no from any of them (reject, deny, cancel, abort) is the outcome instead
+	// once all have responded — nobody's no is outvoted — and other disagreement is a
+	// conflict. The spec names the policy without defining it; this is its reading.
+	// [FanOut], where nobody's vote changes, decides at the first no.
 	AllRequired = Policy{Kind: kindAllRequired}
 )
 
@@ -107,7 +111,8 @@ type Tally struct {
 	Resolved bool   `json:"resolved"`
 	Outcome  string `json:"outcome,omitempty"`
 	Conflict string `json:"conflict,omitempty"`
-	// DecidedBy is the participant whose response resolved the interaction.
+	// DecidedBy is the participant whose response resolved the interaction; for
+	// all_required's rejection, the participant who said no (the last to, in Evaluate).
 	DecidedBy string    `json:"decided_by,omitempty"`
 	Refused   []Refusal `json:"refused,omitempty"`
 	// Explanation says in one line how the policy was applied.
@@ -116,7 +121,10 @@ type Tally struct {
 	reasons map[string]string // the reason each participant gave with their counted vote
 }
 
-// Evaluate applies the interaction's policy to its history, in order.
+// Evaluate applies the interaction's policy to its history, in order. A vote may still be
+// replaced while the interaction is unresolved, so a policy decides only on the votes it
+// needs or once every participant has voted: all_required with one no and a participant yet
+// to vote is still waiting here (that no may change), where [FanOut] has decided.
 func Evaluate(it *Interaction) Tally {
 	t := Tally{Policy: it.ResolutionPolicy, Votes: map[string]string{}, Counts: map[string]int{}}
 	if t.Policy.Kind == "" {
@@ -146,22 +154,24 @@ func newCounter(it *Interaction, t *Tally) *counter {
 	return &counter{it: it, t: t, members: members}
 }
 
-// add counts f, or refuses it and says why. Votes are keyed by the participant's id as the
-// interaction spells it, whatever spelling the response used.
-func (c *counter) add(f Feedback) {
+// add counts f, or refuses it and says why, and returns it as counted (the participant's id
+// as the interaction spells it, the action as actionKey writes it) and whether it counted.
+// Votes are keyed by the participant's id as the interaction spells it, whatever spelling
+// the response used.
+func (c *counter) add(f Feedback) (Feedback, bool) {
 	t := c.t
 	f.Action = actionKey(f.Action)
 	id, member := c.members[participantKey(f.ParticipantID)]
 	switch {
 	case t.Resolved:
 		t.Refused = append(t.Refused, Refusal{f, "after the interaction resolved"})
-		return
+		return f, false
 	case !member:
 		t.Refused = append(t.Refused, Refusal{f, "not a participant"})
-		return
+		return f, false
 	case len(c.it.UserActions) > 0 && !offers(c.it.UserActions, f.Action):
 		t.Refused = append(t.Refused, Refusal{f, "action not in userActions"})
-		return
+		return f, false
 	}
 	if prev, ok := t.Votes[id]; ok {
 		t.Counts[prev]--
@@ -177,6 +187,7 @@ func (c *counter) add(f Feedback) {
 	t.reasons[id] = f.Reason
 	f.ParticipantID = id
 	t.decide(len(c.it.Participants), f)
+	return f, true
 }
 
 // actionKey is an action as the tally counts it: trimmed and lower case, as [Parse] writes
@@ -189,10 +200,16 @@ func offers(actions []string, action string) bool {
 	return slices.ContainsFunc(actions, func(a string) bool { return actionKey(a) == k })
 }
 
-// decide checks the policy after vote f. The policies are this one switch.
+// rejects reports whether action is a no (reject, deny, cancel, abort, in any case).
+func rejects(action string) bool { return decision.Of(action) == transport.DecisionReject }
+
+// decide checks the policy after vote f, while every vote may still change (Evaluate): a
+// policy decides only on the votes it needs, or when every participant has voted. The
+// policies are this one switch, and [Tally.settle] for a fan-out's single answers.
 func (t *Tally) decide(n int, f Feedback) {
 	all := len(t.Votes) == n
 	top, topCount, tie := t.leader()
+	by := f.ParticipantID
 	switch t.Policy.Kind {
 	case kindFirstResponse:
 		t.Resolved, t.Outcome = true, f.Action
@@ -216,15 +233,63 @@ func (t *Tally) decide(n int, f Feedback) {
 	case kindAllRequired:
 		if all {
 			t.Resolved = true
-			if len(t.Counts) == 1 {
+			switch id, no := t.rejecter(f); {
+			case len(t.Counts) == 1:
 				t.Outcome = top
-			} else {
+			case id != "":
+				t.Outcome, by = no, id
+			default:
 				t.Conflict = "participants disagree: " + t.counts()
 			}
 		}
 	}
 	if t.Resolved {
-		t.DecidedBy = f.ParticipantID
+		t.DecidedBy = by
+	}
+}
+
+// rejecter returns a participant who voted no, and their action: f's, when f is one, else
+// the first by id; "" when nobody did.
+func (t *Tally) rejecter(f Feedback) (string, string) {
+	if rejects(f.Action) && t.Votes[f.ParticipantID] == f.Action {
+		return f.ParticipantID, f.Action
+	}
+	ids := make([]string, 0, len(t.Votes))
+	for id, a := range t.Votes {
+		if rejects(a) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return "", ""
+	}
+	id := slices.Min(ids)
+	return id, t.Votes[id]
+}
+
+// settle decides what a fan-out's answers already fix, where each participant answers once
+// and no vote changes: f is the vote just counted (zero after an abstention or a refused
+// vote), unknown how many participants may still vote. all_required is a rejection as soon
+// as one participant rejects; majority and quorum are unresolvable as soon as no action can
+// reach them with the votes still possible.
+func (t *Tally) settle(n, unknown int, f Feedback) {
+	if t.Resolved {
+		return
+	}
+	_, top, _ := t.leader()
+	switch t.Policy.Kind {
+	case kindAllRequired:
+		if f.Action != "" && rejects(f.Action) {
+			t.Resolved, t.Outcome, t.DecidedBy = true, f.Action, f.ParticipantID
+		}
+	case kindMajority:
+		if (top+unknown)*2 <= n {
+			t.Resolved, t.Conflict = true, "no action can have a majority"
+		}
+	case kindQuorum:
+		if top+unknown < t.Policy.N {
+			t.Resolved, t.Conflict = true, fmt.Sprintf("no action can reach the quorum of %d", t.Policy.N)
+		}
 	}
 }
 
