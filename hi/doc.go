@@ -37,9 +37,13 @@
 // # Policies and fan-out
 //
 // hi implements HumanInteraction, a message an agent's model writes to say what it needs from
-// which people. hi.Parse forgives form (snake_case keys, enum case, numbers as strings) and
-// reports every problem of meaning at once, each at its JSON path; ParseError.ForModel() is the
-// text to send back to the model, and hi.Schema() the JSON Schema for structured output.
+// which people. hi.Parse forgives form (snake_case keys, enum and action case, numbers as
+// strings, the object inside one Markdown ```json fence) and reports every problem of meaning
+// at once, each at its JSON path; a reply that is not one JSON object gets the syntax error's
+// line and column, or "the reply must be only the JSON object". ParseError.ForModel() is the
+// text to send back to the model, and hi.Schema() the JSON Schema for structured output. An
+// agent-initiated message needs its agentInstanceId. With an error, Parse returns no
+// Interaction.
 // Resolution policies — first_response, majority (of the participants, over any action),
 // all_required, quorum:N — are evaluated by hi.Evaluate, one vote per participant (a later
 // vote replaces an earlier one until the interaction resolves; votes after it, from
@@ -76,7 +80,10 @@
 //     (TestFanOutEndsWhenSettled, TestFanOutOverHITLAllRequiredNo).
 //   - An answer about another interaction is never the Result: an error matching
 //     transport.ErrMismatch (TestWaitNeverReturnsAnotherInteraction).
-//   - FuzzParse runs the message parser.
+//   - A reply with prose around the object, invalid JSON or another kind of value is one
+//     problem at "$" saying what to fix, with the line and column of a syntax error
+//     (TestParseForm); FuzzParse runs the message parser, and checks that no Interaction
+//     comes with an error.
 //
 // # Bounded work
 //

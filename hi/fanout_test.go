@@ -150,7 +150,7 @@ func TestFanOutAbstentions(t *testing.T) {
 		return hi.Feedback{}, nil
 	}
 	res, _, err := hi.FanOut(t.Context(), it, abstain, nil)
-	if err != nil || res.Status != transport.StatusFailed || !strings.Contains(res.Reason, "1 of 3 participants responded") {
+	if err != nil || res.Status != transport.StatusFailed || !strings.Contains(res.Reason, "no action can have a majority") {
 		t.Errorf("FanOut = %+v, %v", res, err)
 	}
 	errDown := errors.New("service down")

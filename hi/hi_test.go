@@ -126,6 +126,43 @@ func TestParseBrokenMessage(t *testing.T) {
 	}
 }
 
+// TestParseForm: a reply wrapped in one Markdown fence is the object inside it; anything else
+// that is not one JSON object gets a problem at "$" the model can act on: the syntax error's
+// line and column in the reply, or that the reply must be only the object. Parse returns no
+// Interaction with any error.
+func TestParseForm(t *testing.T) {
+	for _, fenced := range []string{"```json\n" + specExample + "\n```", "\n```JSON \n" + specExample + "```\n", "```\n" + specExample + "\n```"} {
+		if it, err := hi.Parse([]byte(fenced)); err != nil || it.InteractionID != "abc123" {
+			t.Errorf("Parse(%.12q…) = %v, %v", fenced, it, err)
+		}
+	}
+	tests := []struct{ msg, problem string }{
+		{"Here is the message:\n" + specExample, "does not start with {; the reply must be only the JSON object, without prose or Markdown around it"},
+		{specExample + "\nLet me know.", "text after the object at line 26, column 1; the reply must be only the JSON object, without prose or Markdown around it"},
+		{"```python\n" + specExample + "\n```", "does not start with {; the reply must be only the JSON object, without prose or Markdown around it"},
+		{"```json\n{}\n```\n```json\n{}\n```", "does not start with {; the reply must be only the JSON object, without prose or Markdown around it"},
+		{`{"interactionId": "x", participants: [}`, "invalid JSON at line 1, column 24: invalid character 'p' looking for beginning of object key string"},
+		{"```json\n{\n  \"a\": 1,\n  \"b\" 2}\n```", "invalid JSON at line 4, column 7: invalid character '2' after object key"},
+		{"", "empty; the reply must be only the JSON object, without prose or Markdown around it"},
+		{"[]", "must be a JSON object, not an array"},
+		{"null", "must be a JSON object, not null"},
+		{`"{}"`, "must be a JSON object, not a string"},
+	}
+	for _, tt := range tests {
+		it, err := hi.Parse([]byte(tt.msg))
+		var pe *hi.ParseError
+		if !errors.As(err, &pe) || len(pe.Problems) != 1 || pe.Problems[0] != (hi.Problem{Path: "$", Message: tt.problem}) {
+			t.Errorf("Parse(%.20q…) = %v, want $: %s", tt.msg, err, tt.problem)
+		}
+		if it != nil {
+			t.Errorf("Parse(%.20q…) returned an Interaction with its error", tt.msg)
+		}
+	}
+	if it, err := hi.Parse([]byte(strings.Replace(specExample, `"agentInstanceId"`, `"agent"`, 1))); it != nil || err == nil {
+		t.Errorf("a message with problems of meaning: %v, %v", it, err)
+	}
+}
+
 // TestFeedbackMessages: human-initiated feedback has no agent output, gets a synthetic id
 // when it has none, and takes anyone's response.
 func TestFeedbackMessages(t *testing.T) {
@@ -300,12 +337,17 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(specExample))
 	f.Add([]byte(`{"type":"feedback","timestamp":"2025-06-24","history":[{"participantId":"u","inputText":"x"}]}`))
 	f.Add([]byte(`{"interactionId":"","resolutionPolicy":"quorum:9","participants":[{"id":1}],"agentOutput":{"confidence":"NaN"}}`))
+	f.Add([]byte("```json\n" + specExample + "\n```"))
+	f.Add([]byte("```\n{\"a\":\n```"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		it, err := hi.Parse(data)
 		if err != nil {
 			var pe *hi.ParseError
 			if !errors.As(err, &pe) || len(pe.Problems) == 0 {
 				t.Fatalf("untyped or empty error: %v", err)
+			}
+			if it != nil {
+				t.Fatalf("an Interaction with the error %v", err)
 			}
 			return
 		}

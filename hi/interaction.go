@@ -1,6 +1,7 @@
 package hi
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -121,27 +122,106 @@ func (e *ParseError) ForModel() string {
 }
 
 // Parse reads a HumanInteraction, typically written by a model. It is lenient about form —
-// keys in camelCase or snake_case and any letter case, enum values in any case, numbers as
-// strings, timestamps in RFC 3339 with or without fractions or zone, a missing history or
-// status — and strict about meaning: every problem is reported at once in a [*ParseError].
+// keys in camelCase or snake_case and any letter case, enum values and actions in any case,
+// numbers as strings, timestamps in RFC 3339 with or without fractions or zone, a missing
+// history or status, and the object wrapped in one Markdown code fence (a line "```" or
+// "```json" before it and "```" after it, as models often write) — and strict about meaning:
+// every problem is reported at once in a [*ParseError]. Anything else around the object —
+// prose before or after it, a second fence — is refused, with a problem at "$" saying the
+// reply must be only the JSON object; invalid JSON is refused with the syntax error's line
+// and column (counted in data), so that [ParseError.ForModel] gives the model something to
+// fix.
+//
+// Required in every message: type and timestamp; in distributed mode, groupId. Required as
+// well for an agent-initiated interaction (any type but feedback): interactionId,
+// agentInstanceId (the spec's "unique id for the agent instance"; its problem is
+// "$.agentInstanceId: required for an agent-initiated interaction"), participants,
+// agentOutput (summary and confidence) and userActions (but for a notification). A feedback
+// interaction (§3, scenario 3) needs no agentInstanceId and must have no agentOutput.
 //
 // Defaults applied: coordinationMode centralized, resolutionPolicy first_response (as the
 // spec's example does), status awaiting_input (received for feedback), role observer. A
 // feedback message without an interactionId gets a synthetic one ("fb-" and 16 hex digits),
-// as §2.4 allows.
+// as §2.4 allows. userActions and the history's actions are trimmed and lower-cased.
+//
+// On any problem Parse returns a nil *Interaction and the *ParseError (matching
+// [ErrInvalid]): a message that is partly wrong is never half used.
 func Parse(data []byte) (*Interaction, error) {
+	inner, base := unfence(data)
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		return nil, &ParseError{Problems: []Problem{{"$", "not a JSON object"}}}
+	if err := json.Unmarshal(inner, &raw); err != nil || raw == nil {
+		return nil, &ParseError{Problems: []Problem{{"$", notAnObject(data, inner, base, err)}}}
 	}
 	p := &parser{}
 	p.fields = p.normalise(raw, "$")
 	it := p.interaction()
 	p.check(it)
 	if len(p.problems) > 0 {
-		return it, &ParseError{Problems: p.problems}
+		return nil, &ParseError{Problems: p.problems}
 	}
 	return it, nil
+}
+
+// onlyTheObject ends every problem with what surrounds the object.
+const onlyTheObject = "the reply must be only the JSON object, without prose or Markdown around it"
+
+// unfence returns the JSON inside one Markdown code fence around data ("```" or "```json" on
+// the first line, "```" at the end, only blanks outside), and the offset in data it starts
+// at; else data and 0.
+func unfence(data []byte) ([]byte, int) {
+	start := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+	t := bytes.TrimRight(data[start:], " \t\r\n")
+	if !bytes.HasPrefix(t, []byte("```")) || !bytes.HasSuffix(t, []byte("```")) {
+		return data, 0
+	}
+	nl := bytes.IndexByte(t, '\n')
+	if nl < 0 || len(t) < nl+1+3 {
+		return data, 0
+	}
+	if lang := strings.TrimSpace(string(t[3:nl])); lang != "" && !strings.EqualFold(lang, "json") {
+		return data, 0
+	}
+	inner := t[nl+1 : len(t)-3]
+	if bytes.Contains(inner, []byte("```")) {
+		return data, 0
+	}
+	return inner, start + nl + 1
+}
+
+// notAnObject says why data (the reply, or the part of it inside a fence, starting at offset
+// base of reply) is not one JSON object, for the model to fix: the syntax error at its line
+// and column in the reply, text before or after the object, or the kind of value it is.
+func notAnObject(reply, data []byte, base int, err error) string {
+	t := bytes.TrimSpace(data)
+	if len(t) == 0 {
+		return "empty; " + onlyTheObject
+	}
+	var syn *json.SyntaxError
+	switch {
+	case t[0] != '{' && json.Valid(t):
+		kind := map[byte]string{'[': "an array", '"': "a string", 'n': "null", 't': "a boolean", 'f': "a boolean"}[t[0]]
+		if kind == "" {
+			kind = "a number"
+		}
+		return "must be a JSON object, not " + kind
+	case t[0] != '{':
+		return "does not start with {; " + onlyTheObject
+	case errors.As(err, &syn):
+		line, col := position(reply, base+int(max(syn.Offset-1, 0)))
+		msg := strings.TrimPrefix(syn.Error(), "json: ")
+		if strings.Contains(msg, "after top-level value") {
+			return fmt.Sprintf("text after the object at line %d, column %d; %s", line, col, onlyTheObject)
+		}
+		return fmt.Sprintf("invalid JSON at line %d, column %d: %s", line, col, msg)
+	}
+	return "not a JSON object"
+}
+
+// position is the line and column (from 1, in bytes) of offset i in b.
+func position(b []byte, i int) (int, int) {
+	i = min(max(i, 0), len(b))
+	line := 1 + bytes.Count(b[:i], []byte("\n"))
+	return line, i - bytes.LastIndexByte(b[:i], '\n')
 }
 
 // Validate checks an Interaction built in code with the rules Parse applies.
