@@ -51,9 +51,9 @@ type FanOutOptions struct {
 // recorded as late and refused.
 //
 // When every ask has returned and the policy has not decided — too many abstentions — the
-// Result is failed with the tally's explanation; when an ask failed and its answer could
-// still have changed the outcome, the error is returned instead, since that participant's
-// answer is unknown. FanOut returns only after every ask has returned. it is updated
+// tally is unresolvable ("too few valid responses") and the Result failed with its
+// explanation; when an ask failed and its answer could still have changed the outcome, the
+// error is returned instead, since that participant's answer is unknown. FanOut returns only after every ask has returned. it is updated
 // (History, Status) and must not be used concurrently.
 //
 // An interaction with more than 100 participants (see [FanOutOptions]) is refused with ErrTooManyParticipants before anyone is asked. The

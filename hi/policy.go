@@ -271,7 +271,8 @@ func (t *Tally) rejecter(f Feedback) (string, string) {
 // and no vote changes: f is the vote just counted (zero after an abstention or a refused
 // vote), unknown how many participants may still vote. all_required is a rejection as soon
 // as one participant rejects; majority and quorum are unresolvable as soon as no action can
-// reach them with the votes still possible.
+// reach them with the votes still possible; any policy is unresolvable when nobody may still
+// vote and it has not decided (abstentions, refused votes).
 func (t *Tally) settle(n, unknown int, f Feedback) {
 	if t.Resolved {
 		return
@@ -290,6 +291,9 @@ func (t *Tally) settle(n, unknown int, f Feedback) {
 		if top+unknown < t.Policy.N {
 			t.Resolved, t.Conflict = true, fmt.Sprintf("no action can reach the quorum of %d", t.Policy.N)
 		}
+	}
+	if !t.Resolved && unknown == 0 {
+		t.Resolved, t.Conflict = true, "too few valid responses"
 	}
 }
 
