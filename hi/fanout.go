@@ -164,7 +164,8 @@ func fanOut(ctx context.Context, it *Interaction, ask Ask, o *FanOutOptions) (*t
 // decision is a response: the call is made with [hitl.CallOptions].EveryDecisionOK, so a
 // rejection is the participant's reject vote, and an expired or cancelled case an
 // abstention. An error from [hitl.Client.Do] stays an error: that participant's answer is
-// unknown.
+// unknown. When the interaction resolves first, the wait stops but the case stays open on
+// the service until it ends there (package hitl has no call that withdraws a case).
 func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p Participant) (*http.Request, error)) Ask {
 	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {
 		req, err := call(ctx, it, p)
