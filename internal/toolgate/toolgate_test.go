@@ -1,10 +1,15 @@
 package toolgate
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/hitlkit/hitlkit/internal/bytecost"
 
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -76,6 +81,9 @@ func FuzzEdit(f *testing.F) {
 	f.Add([]byte(`{"path":"/a","force":true}`), []byte(`{"Path":"/b"}`))
 	f.Add([]byte(``), []byte(`{"a":{"b":[1,2]}}`))
 	f.Add([]byte(`{"ſ":1,"S":2}`), []byte(`{"s":3}`))
+	for _, shape := range worst { // the worst shapes at about 1 KiB, as model and person
+		f.Add(shape(1<<10), shape(1<<10))
+	}
 	f.Fuzz(func(t *testing.T, args, edits []byte) {
 		got, err := Edit(args, edits)
 		if err != nil {
@@ -102,9 +110,18 @@ func FuzzEdit(f *testing.F) {
 	})
 }
 
+// same reports whether a and b are the same JSON value, numbers compared as written (a long
+// number does not fit a float64).
 func same(a, b []byte) bool {
-	var x, y any
-	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
+	decode := func(in []byte) (any, error) {
+		d := json.NewDecoder(bytes.NewReader(in))
+		d.UseNumber()
+		var v any
+		return v, d.Decode(&v)
+	}
+	x, errX := decode(a)
+	y, errY := decode(b)
+	return errX == nil && errY == nil && reflect.DeepEqual(x, y)
 }
 
 // TestUnknown: an edited field the tool's schema does not list is named; one listed in another
@@ -131,6 +148,9 @@ func TestUnknown(t *testing.T) {
 func FuzzUnknown(f *testing.F) {
 	f.Add([]byte(`{"properties":{"Path":{}}}`), []byte(`{"path":1}`))
 	f.Add([]byte(`{"properties":{"ſ":{}}}`), []byte(`{"S":1,"x":2}`))
+	for _, shape := range worst {
+		f.Add(shape(1<<10), shape(1<<10))
+	}
 	f.Fuzz(func(t *testing.T, schema, edits []byte) {
 		if Unknown(schema, edits) != nil {
 			return
@@ -151,5 +171,46 @@ func FuzzUnknown(f *testing.F) {
 				t.Fatalf("Unknown(%q, %q) passed %q", schema, edits, k)
 			}
 		}
+	})
+}
+
+// worst are the shapes of arguments and edits that cost Edit and Unknown the most per byte:
+// many fields, many fields one name apart in case only, one name repeated, deep nesting and
+// a long number in one field.
+var worst = map[string]bytecost.Shape{
+	"many-fields": func(n int) []byte {
+		return bytecost.List("{", func(i int) string { return `"f` + strconv.Itoa(i) + `":1` }, ",", "}", n)
+	},
+	"case-variants": func(n int) []byte {
+		return bytecost.List("{", func(i int) string { return `"` + caseVariant(i) + `":1` }, ",", "}", n)
+	},
+	"same-key": func(n int) []byte { return bytecost.List("{", func(int) string { return `"path":1` }, ",", "}", n) },
+	"nesting":  func(n int) []byte { return []byte(`{"a":` + string(bytecost.Nest("[", "1", "]", n)) + `}`) },
+	"digits":   func(n int) []byte { return bytecost.Repeat(`{"a":`, "9", `}`, n) },
+}
+
+// caseVariant spells "pathpathpath…" with the bits of i as its upper-case letters: names one
+// field apart in case only, as many as i counts.
+func caseVariant(i int) string {
+	var b strings.Builder
+	for bit := 0; bit < 24; bit++ {
+		c := "path"[bit%4]
+		if i>>bit&1 == 1 {
+			c -= 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// BenchmarkEdit: Edit and Unknown on the worst shapes at 1 KiB, 64 KiB and 1 MiB, as both the
+// model's arguments and the person's edits; the cost per byte stays flat across sizes.
+//
+//	go test -run '^$' -bench Edit -benchmem ./internal/toolgate
+func BenchmarkEdit(b *testing.B) {
+	schema := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	bytecost.Run(b, worst, func(in []byte) {
+		_, _ = Edit(in, in)
+		_ = Unknown(schema, in)
 	})
 }
