@@ -10,6 +10,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hxp"
+	"github.com/hitlkit/hitlkit/internal/decision"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -201,6 +202,10 @@ func OverHITL(c *hitl.Client, call func(ctx context.Context, it *Interaction, p 
 //     Result's Reason is the response's reason, its EndedAt the timestamp.
 //   - A Result in which no person decided — an expiry (a default applied included), a
 //     cancellation, a failure — is an abstention: an empty Feedback.
+//   - An answer whose word names a decision it is not — an HXP DECIDE's option "approve",
+//     "confirm" or "reject", which is a choice, not a yes or a no — is an abstention too:
+//     the tally reads such a word as that decision, and a choice must never pass for a yes.
+//     Ask a yes or a no with an HXP APPROVE, or a HITL approval or confirmation.
 //
 // The ParticipantID is left empty: [FanOut] sets it to the participant asked.
 func responseOf(it *Interaction, res *transport.Result) Feedback {
@@ -216,14 +221,18 @@ func responseOf(it *Interaction, res *transport.Result) Feedback {
 			action = "reject"
 		}
 	}
+	if d := decision.Of(action); d != transport.DecisionAnswer && d != res.Decision {
+		return Feedback{}
+	}
 	return Feedback{Action: action, Reason: res.Reason, Timestamp: res.EndedAt}
 }
 
 // OverHXP asks each participant with the HXP request newRequest makes for them (an APPROVE
 // or DECIDE routed to them, typically with the participant as agent_id or in metadata). An
 // APPROVE's "approved" and "rejected" count as the actions "approve" and "reject"; a DECIDE's
-// option counts as itself (see responseOf); an expired or cancelled request is an
-// abstention. When the interaction resolves before the participant answers,
+// option counts as itself, but for an option that names a decision ("approve", "confirm",
+// "reject", …), which is an abstention: a choice is not a yes (see responseOf); an expired or
+// cancelled request is an abstention. When the interaction resolves before the participant answers,
 // their request is cancelled on the server.
 func OverHXP(c *hxp.Client, newRequest func(it *Interaction, p Participant) *hxp.Request) Ask {
 	return func(ctx context.Context, it *Interaction, p Participant) (Feedback, error) {

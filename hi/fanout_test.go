@@ -397,3 +397,40 @@ func TestFanOutOverHITLAllRequiredNo(t *testing.T) {
 		}
 	})
 }
+
+// TestFanOutOverHXPDecideIsNoYes: a participant who picks the DECIDE option "approve" (or
+// "reject") made a choice, not a yes or a no: the vote is an abstention, and the fan-out is
+// no go-ahead, though the interaction offers "approve" as a userAction.
+func TestFanOutOverHXPDecideIsNoYes(t *testing.T) {
+	for _, option := range []string{"approve", "confirm"} {
+		s := hxptest.NewServer(t)
+		opts := []transport.Option{transport.WithHTTPClient(s.Client()), transport.WithAllowPrivateAddresses(), transport.WithPollInterval(time.Second)}
+		agent, _ := hxp.NewClient(s.URL, append(opts, transport.WithAuthorization(transport.StaticToken(hxptest.DefaultAgentKey)))...)
+		human, _ := hxp.NewClient(s.URL, append(opts, hxp.WithHumanAuthorization(transport.StaticToken(hxptest.DefaultHumanToken)))...)
+		ask := hi.OverHXP(agent, func(it *hi.Interaction, p hi.Participant) *hxp.Request {
+			return &hxp.Request{AgentID: p.ID, Decide: &hxp.Decide{Question: "Which?", Options: []string{option, "reject"}}}
+		})
+		go func() {
+			for {
+				inbox, err := human.Inbox(context.Background(), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(inbox.Requests) > 0 {
+					if _, err := human.Resolve(context.Background(), inbox.Requests[0].RequestID, option, ""); err != nil {
+						t.Error(err)
+					}
+					return
+				}
+				<-time.After(10 * time.Millisecond)
+			}
+		}()
+		it := message(1, hi.FirstResponse)
+		it.UserActions = []string{option, "reject"}
+		res, tally, err := hi.FanOut(t.Context(), it, ask, nil)
+		if err != nil || res.Approved() || res.Decision == transport.DecisionApprove {
+			t.Errorf("option %q: FanOut = %v (tally %+v), %v; want no go-ahead", option, res, tally, err)
+		}
+	}
+}

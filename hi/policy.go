@@ -112,7 +112,8 @@ type Tally struct {
 	Outcome  string `json:"outcome,omitempty"`
 	Conflict string `json:"conflict,omitempty"`
 	// DecidedBy is the participant whose response resolved the interaction; for
-	// all_required's rejection, the participant who said no (the last to, in Evaluate).
+	// all_required's rejection, the participant who said no: the one whose vote was just
+	// counted when it was a no, else the first in id order of those who said no.
 	DecidedBy string    `json:"decided_by,omitempty"`
 	Refused   []Refusal `json:"refused,omitempty"`
 	// Explanation says in one line how the policy was applied.
