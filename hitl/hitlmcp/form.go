@@ -1,10 +1,13 @@
 package hitlmcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -83,13 +86,9 @@ func (f *Form) Check(content map[string]any) error {
 	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
 		return nil
 	}
-	var raw any
-	if err := json.Unmarshal(f.Schema, &raw); err != nil {
-		return fmt.Errorf("hitlmcp: requested schema: %w", err)
-	}
-	if k := reference(raw); k != "" {
+	if err := schemaKeys(f.Schema); err != nil {
 		// Elicitation schemas are flat; a reference could make validation recurse forever.
-		return fmt.Errorf("hitlmcp: requested schema: %s is not allowed in an elicitation schema", k)
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(f.Schema, &s); err != nil {
@@ -142,35 +141,82 @@ func (f *Form) Check(content map[string]any) error {
 	return nil
 }
 
+// foldKey is s with each letter replaced by the least of its Unicode simple case folding
+// orbit: two keys strings.EqualFold calls equal have one foldKey.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
 // referenceKeywords are the keywords by which a schema refers to another schema.
 var referenceKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions"}
 
-// reference is the first keyword of the schema that refers to another schema ($ref and its
-// kin), or "" when it has none. Keys are compared as encoding/json matches them to the
-// validator's fields — without regard to case, under Unicode folding ("$reF", "$defſ") —, so
-// no spelling of a reference reaches the validator, which would follow "$ref": "#" into
-// itself until the stack runs out.
-func reference(v any) string {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			for _, kw := range referenceKeywords {
-				if strings.EqualFold(k, kw) {
-					return k
+// schemaKeys reads every key of the schema's JSON, in one pass: an error for a keyword that
+// refers to another schema ($ref and its kin) and for an object that names a key twice. Keys
+// are compared as encoding/json matches them to the validator's fields — without regard to
+// case, under Unicode folding ("$reF", "$defſ"), and a key named twice fills one field from
+// both copies —, so no spelling or repetition hides a reference from this check and hands it
+// to the validator, which would follow "$ref": "#" into itself until the stack runs out.
+func schemaKeys(schema []byte) error {
+	d := json.NewDecoder(bytes.NewReader(schema))
+	var (
+		objects []map[string]bool // the folded keys seen in each open object, innermost last
+		inArray []bool            // for each open container, whether it is an array
+		wantKey bool              // the next token of the innermost object is a key
+	)
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				objects = append(objects, map[string]bool{})
+				inArray = append(inArray, false)
+				wantKey = true
+				continue
+			case '[':
+				inArray = append(inArray, true)
+				wantKey = false
+				continue
+			case '}':
+				objects = objects[:len(objects)-1]
+				fallthrough
+			case ']':
+				inArray = inArray[:len(inArray)-1]
+			}
+		case string:
+			if wantKey {
+				for _, kw := range referenceKeywords {
+					if strings.EqualFold(t, kw) {
+						return fmt.Errorf("%s is not allowed in an elicitation schema", t)
+					}
 				}
-			}
-			if r := reference(e); r != "" {
-				return r
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if r := reference(e); r != "" {
-				return r
+				keys, f := objects[len(objects)-1], foldKey(t)
+				if keys[f] {
+					return fmt.Errorf("an object names %q twice", t)
+				}
+				keys[f] = true
+				wantKey = false
+				continue
 			}
 		}
+		// A value ended: the innermost object wants its next key.
+		wantKey = len(inArray) > 0 && !inArray[len(inArray)-1]
 	}
-	return ""
 }
 
 // closed reports whether an additionalProperties schema admits nothing (false).

@@ -244,3 +244,25 @@ func TestWithRoundsRefusesZero(t *testing.T) {
 		t.Errorf("WithRounds(0): %v, asked %v; want a refusal naming the option, nobody asked", err, asked)
 	}
 }
+
+// TestFormCheckRefusesHiddenReferences: a schema read from bytes whose reference hides in the
+// first of two copies of a key — which encoding/json fills one field from, the last copy
+// winning elsewhere — or behind a key named twice in two cases, is refused, not validated
+// into a stack overflow; a key named once is fine.
+func TestFormCheckRefusesHiddenReferences(t *testing.T) {
+	for _, schema := range []string{
+		`{"type":"object","properties":{"a":{"not":{"$ref":"#"},"not":{}}}}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"not":{"$ref":"#"},"not":{}}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"not":{"$ref":"#"},"NOT":{}}`,
+		`{"type":"object","properties":{"a":{"type":"string"}},"allOf":[{"$REF":"#"}]}`,
+	} {
+		f := &hitlmcp.Form{Schema: json.RawMessage(schema)}
+		if err := f.Check(map[string]any{"a": "x"}); err == nil || errors.Is(err, hitlmcp.ErrBadAnswer) {
+			t.Errorf("Check with schema %s = %v, want the schema refused", schema, err)
+		}
+	}
+	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","not":{"const":"no"}}},"required":["a"]}`)}
+	if err := f.Check(map[string]any{"a": "x"}); err != nil {
+		t.Errorf("Check with a sound schema = %v", err)
+	}
+}
