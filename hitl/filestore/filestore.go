@@ -84,8 +84,9 @@ const lockWait = 5 * time.Second
 
 // Open opens the store in the file at path, creating it (mode 0600) if needed. It waits up
 // to 5 s for another process to release the file, then fails with ErrLocked; a file this
-// process has open already (through another Store not yet closed) is ErrLocked at once: share
-// that Store, which is safe for concurrent use.
+// process has open already (through another Store not yet closed, by the same name or a
+// symbolic link to it) is ErrLocked at once: share that Store, which is safe for concurrent
+// use.
 //
 // Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
 // this process's user or root and that group and others cannot write it — or, if they can,
@@ -109,17 +110,26 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: %s: %w", path, err)
 	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real // the file exists: its one name, whatever link leads to it
+	}
+	// Reserve the name, then open without holding the lock: the file's lock may take 5 s,
+	// and other Stores open and close meanwhile.
 	opened.Lock()
-	defer opened.Unlock()
-	if opened.paths[abs] {
+	taken := opened.paths[abs]
+	opened.paths[abs] = true
+	opened.Unlock()
+	if taken {
 		return nil, &Error{Path: path, Reason: "this process has the store file open already", kind: ErrLocked,
 			Fix: "share the Store Open returned (it is safe for concurrent use), or Close it before opening the file again"}
 	}
 	db, err := kv.Open(path, lockWait)
 	if err != nil {
+		opened.Lock()
+		delete(opened.paths, abs)
+		opened.Unlock()
 		return nil, wrap(path, err)
 	}
-	opened.paths[abs] = true
 	return &Store{path: path, abs: abs, db: db}, nil
 }
 

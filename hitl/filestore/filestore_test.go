@@ -31,8 +31,14 @@ func TestLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := filestore.Open(filepath.Join(filepath.Dir(path), ".", "open.db")); !errors.Is(err, filestore.ErrLocked) || !strings.Contains(err.Error(), "this process has the store file open already") {
-		t.Errorf("second open in this process = %v, want ErrLocked saying so", err)
+	link := filepath.Join(t.TempDir(), "link.db")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, again := range []string{filepath.Join(filepath.Dir(path), ".", "open.db"), link} {
+		if _, err := filestore.Open(again); !errors.Is(err, filestore.ErrLocked) || !strings.Contains(err.Error(), "this process has the store file open already") {
+			t.Errorf("second open in this process as %s = %v, want ErrLocked saying so", again, err)
+		}
 	}
 	if testing.Short() {
 		t.Skip("waits 5 s for the lock")
