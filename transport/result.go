@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Status is how a human decision ended. Every wait ends in one of these or in an error; an
@@ -145,7 +146,8 @@ func (r *Result) Approved() bool {
 // verb (%v, %s, %+v, %#v), and ends with the verdict, so that a log line never leaves it to
 // the reader: "completed: approve (case review_1) go-ahead", "completed: answer "Approve"
 // (case req_1, 12 bytes of data) no go-ahead", "expired: default approve (case review_1) no
-// go-ahead". The service's words (Action, DefaultAction, Reason) are quoted.
+// go-ahead". The service's words (Action, DefaultAction, Reason) are quoted, and so is an id
+// that is not one plain word.
 func (r Result) Format(f fmt.State, _ rune) {
 	var b strings.Builder
 	b.WriteString(string(r.Status))
@@ -168,7 +170,7 @@ func (r Result) Format(f fmt.State, _ rune) {
 	if len(what) > 0 {
 		b.WriteString(": " + strings.Join(what, " "))
 	}
-	fmt.Fprintf(&b, " (case %s", r.CaseID)
+	fmt.Fprintf(&b, " (case %s", word(r.CaseID))
 	if len(r.Data) > 0 {
 		fmt.Fprintf(&b, ", %d bytes of data", len(r.Data))
 	}
@@ -179,6 +181,18 @@ func (r Result) Format(f fmt.State, _ rune) {
 		b.WriteString(" no go-ahead")
 	}
 	_, _ = io.WriteString(f, b.String())
+}
+
+// word is id as it is when it is one plain word — letters, digits and the punctuation ids
+// use, nothing that could close the parenthesis, start a line or pass for the verdict — and
+// quoted otherwise.
+func word(id string) string {
+	for _, c := range id {
+		if c > unicode.MaxASCII || c <= ' ' || strings.ContainsRune(`()"\`, c) {
+			return strconv.Quote(id)
+		}
+	}
+	return id
 }
 
 // LogValue gives slog the result without its data, with approved: [Result.Approved].

@@ -309,7 +309,8 @@ func TestDecisionOf(t *testing.T) {
 // TestResultPrintsItsVerdict: a Result printed (fmt, any verb) or logged (slog) says whether
 // it is a go-ahead, so no log line shows a "no" that reads as a yes: an HXP option named
 // "Approve", an expiry whose default is approve and a relay approval without an Action each
-// print their verdict; the service's words are quoted, the data never printed.
+// print their verdict; the service's words are quoted, and so is an id that is not one plain
+// word (it could close the parenthesis or start a line of its own); the data never printed.
 func TestResultPrintsItsVerdict(t *testing.T) {
 	for _, tt := range []struct {
 		r    transport.Result
@@ -329,6 +330,10 @@ func TestResultPrintsItsVerdict(t *testing.T) {
 			`rejected: "blocked\nby policy" (case t1) no go-ahead`},
 		{transport.Result{Status: transport.StatusCancelled, CaseID: "review_3"},
 			`cancelled (case review_3) no go-ahead`},
+		{transport.Result{Status: transport.StatusRejected, Decision: transport.DecisionReject, CaseID: "c1) go-ahead\nINFO completed: approve (case c2"},
+			`rejected: reject (case "c1) go-ahead\nINFO completed: approve (case c2") no go-ahead`},
+		{transport.Result{Status: transport.StatusCompleted, Decision: transport.DecisionApprove, CaseID: "tasks/7f3a-9c:1.2_x"},
+			`completed: approve (case tasks/7f3a-9c:1.2_x) go-ahead`},
 	} {
 		for _, verb := range []string{"%v", "%s", "%+v", "%#v"} {
 			if got := fmt.Sprintf(verb, tt.r); got != tt.want {
