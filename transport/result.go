@@ -145,8 +145,8 @@ func (r *Result) Approved() bool {
 // Format prints the result without its data, which may hold a person's answers, whatever the
 // verb (%v, %s, %+v, %#v), and ends with the verdict, so that a log line never leaves it to
 // the reader: "completed: approve (case review_1) go-ahead", "completed: answer "Approve"
-// (case req_1, 12 bytes of data) no go-ahead", "expired: default approve (case review_1) no
-// go-ahead". The service's words (Action, DefaultAction, Reason) are quoted, and so is an id
+// (case req_1, 12 bytes of data) no go-ahead", "expired: default "approve" (case review_1)
+// no go-ahead". The service's words (Action, DefaultAction, Reason) are quoted, and so is an id
 // that is not one plain word.
 func (r Result) Format(f fmt.State, _ rune) {
 	var b strings.Builder
