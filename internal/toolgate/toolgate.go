@@ -63,8 +63,8 @@ func Outcome(r *transport.Result) (run bool, edited json.RawMessage, why string)
 // only in case takes the model's spelling, so that a case-insensitive decoder (Go's) cannot
 // pick the model's value over the person's. HITL Protocol defines an approval's data as
 // {feedback?, edits?} and says no more about edits; hitlkit takes them as the fields changed.
-// The merge is one level deep: an edit cannot take a field away (null clears it), and an
-// object-valued field is replaced whole.
+// The merge is one level deep: an edit cannot take a field away (one left out keeps the
+// model's value), and an object-valued field is replaced whole.
 // When the model's arguments or edits are not a JSON object, the error says so and nothing
 // runs ([Unfit]).
 func Edit(args, edits json.RawMessage) (json.RawMessage, error) {
