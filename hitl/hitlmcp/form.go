@@ -7,10 +7,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hitlkit/hitlkit/internal/jsonname"
 )
 
 // DefaultRounds is how many times [ElicitationHandler] puts a form to the human when their
@@ -141,30 +142,22 @@ func (f *Form) Check(content map[string]any) error {
 	return nil
 }
 
-// foldKey is s with each letter replaced by the least of its Unicode simple case folding
-// orbit: two keys strings.EqualFold calls equal have one foldKey.
-func foldKey(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		least := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			least = min(least, f)
-		}
-		b.WriteRune(least)
+// references are the keywords by which a schema refers to another schema, folded
+// ([jsonname.Fold]).
+var references = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range []string{"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions"} {
+		m[jsonname.Fold(k)] = true
 	}
-	return b.String()
-}
-
-// referenceKeywords are the keywords by which a schema refers to another schema.
-var referenceKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef", "$anchor", "$dynamicAnchor", "$recursiveAnchor", "$id", "$defs", "definitions"}
+	return m
+}()
 
 // schemaKeys reads every key of the schema's JSON, in one pass: an error for a keyword that
 // refers to another schema ($ref and its kin) and for an object that names a key twice. Keys
-// are compared as encoding/json matches them to the validator's fields — without regard to
-// case, under Unicode folding ("$reF", "$defſ"), and a key named twice fills one field from
-// both copies —, so no spelling or repetition hides a reference from this check and hands it
-// to the validator, which would follow "$ref": "#" into itself until the stack runs out.
+// are compared as encoding/json matches them to the validator's fields ([jsonname.Fold]:
+// "$reF", "$defſ"; and a key named twice fills one field from both copies), so no spelling
+// or repetition hides a reference from this check and hands it to the validator, which would
+// follow "$ref": "#" into itself until the stack runs out.
 func schemaKeys(schema []byte) error {
 	d := json.NewDecoder(bytes.NewReader(schema))
 	var (
@@ -200,12 +193,10 @@ func schemaKeys(schema []byte) error {
 			}
 		case string:
 			if wantKey {
-				for _, kw := range referenceKeywords {
-					if strings.EqualFold(t, kw) {
-						return fmt.Errorf("%s is not allowed in an elicitation schema", t)
-					}
+				keys, f := objects[len(objects)-1], jsonname.Fold(t)
+				if references[f] {
+					return fmt.Errorf("%s is not allowed in an elicitation schema", t)
 				}
-				keys, f := objects[len(objects)-1], foldKey(t)
 				if keys[f] {
 					return fmt.Errorf("an object names %q twice", t)
 				}

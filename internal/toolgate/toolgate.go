@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/jsonname"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -82,11 +82,11 @@ func Edit(args, edits json.RawMessage) (json.RawMessage, error) {
 	byFold := make(map[string][]string, len(model)) // the model's names, by folded name
 	for k, v := range model {
 		merged[k] = v
-		byFold[fold(k)] = append(byFold[fold(k)], k)
+		byFold[jsonname.Fold(k)] = append(byFold[jsonname.Fold(k)], k)
 	}
 	edited := make(map[string]string, len(person)) // folded name: the person's name
 	for k := range person {
-		f := fold(k)
+		f := jsonname.Fold(k)
 		if other, ok := edited[f]; ok {
 			return nil, fmt.Errorf("the edits name one field twice (%q and %q)", min(k, other), max(k, other))
 		}
@@ -120,7 +120,7 @@ func Unknown(schema, edits json.RawMessage) error {
 	}
 	known := make(map[string]bool, len(s.Properties))
 	for k := range s.Properties {
-		known[fold(k)] = true
+		known[jsonname.Fold(k)] = true
 	}
 	var person map[string]json.RawMessage
 	if err := json.Unmarshal(edits, &person); err != nil {
@@ -128,7 +128,7 @@ func Unknown(schema, edits json.RawMessage) error {
 	}
 	var unknown []string
 	for k := range person {
-		if !known[fold(k)] {
+		if !known[jsonname.Fold(k)] {
 			unknown = append(unknown, k)
 		}
 	}
@@ -136,12 +136,6 @@ func Unknown(schema, edits json.RawMessage) error {
 		return nil
 	}
 	return fmt.Errorf("the tool has no argument %q", slices.Min(unknown))
-}
-
-// fold is name as a case-insensitive decoder matches it: two names with the same fold are one
-// field to encoding/json.
-func fold(name string) string {
-	return strings.Map(func(r rune) rune { return unicode.ToUpper(unicode.ToLower(r)) }, name)
 }
 
 // Unfit is the line the model gets when the person's edit, merged over the model's arguments

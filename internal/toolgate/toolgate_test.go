@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/bytecost"
+	"github.com/hitlkit/hitlkit/internal/jsonname"
 
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -96,7 +97,7 @@ func FuzzEdit(f *testing.F) {
 		for k, v := range person {
 			found := false
 			for ok, ov := range out {
-				if fold(ok) == fold(k) {
+				if jsonname.Fold(ok) == jsonname.Fold(k) {
 					if found || !same(ov, v) {
 						t.Fatalf("Edit(%q, %q) = %q: field %q", args, edits, got, k)
 					}
@@ -165,7 +166,7 @@ func FuzzUnknown(f *testing.F) {
 		for k := range person {
 			listed := false
 			for p := range s.Properties {
-				listed = listed || fold(p) == fold(k)
+				listed = listed || jsonname.Fold(p) == jsonname.Fold(k)
 			}
 			if !listed {
 				t.Fatalf("Unknown(%q, %q) passed %q", schema, edits, k)
