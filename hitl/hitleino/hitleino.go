@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/tool"
@@ -285,23 +284,17 @@ func Answer(ctx context.Context, qs []Question, ask Asker) (*adk.ResumeParams, e
 	if ask == nil {
 		return nil, errors.New("hitleino: Answer needs an Asker")
 	}
-	results := make([]*transport.Result, len(qs))
-	errs := make([]error, len(qs))
-	var wg sync.WaitGroup
-	for i, q := range qs {
-		if q.ID == "" {
-			errs[i] = fmt.Errorf("hitleino: question %d (%s) has no ID: take questions from Questions", i, q.Tool)
-			continue
-		}
-		wg.Go(func() {
-			results[i], errs[i] = ask(ctx, q)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("hitleino: ask %s (call %s): %w", q.Tool, q.CallID, errs[i])
+	results, err := toolgate.AskAll(ctx, qs, ask,
+		func(i int, q Question) error {
+			if q.ID == "" {
+				return fmt.Errorf("hitleino: question %d (%s) has no ID: take questions from Questions", i, q.Tool)
 			}
+			return nil
+		},
+		func(q Question, err error) error {
+			return fmt.Errorf("hitleino: ask %s (call %s): %w", q.Tool, q.CallID, err)
 		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	p := &adk.ResumeParams{Targets: map[string]any{}}

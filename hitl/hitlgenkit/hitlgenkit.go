@@ -30,7 +30,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/xeipuuv/gojsonschema"
@@ -164,23 +163,17 @@ func Answer(ctx context.Context, qs []Question, ask Asker, tools ...ai.Tool) ([]
 	if ask == nil {
 		return nil, errors.New("hitlgenkit: Answer needs an Asker")
 	}
-	results := make([]*transport.Result, len(qs))
-	errs := make([]error, len(qs))
-	var wg sync.WaitGroup
-	for i, q := range qs {
-		if q.Part == nil {
-			errs[i] = fmt.Errorf("hitlgenkit: question %d (%s) has no part: take questions from Questions", i, q.Tool)
-			continue
-		}
-		wg.Go(func() {
-			results[i], errs[i] = ask(ctx, q)
-			if errs[i] != nil {
-				errs[i] = fmt.Errorf("hitlgenkit: ask %s (ref %s): %w", q.Tool, q.Ref, errs[i])
+	results, err := toolgate.AskAll(ctx, qs, ask,
+		func(i int, q Question) error {
+			if q.Part == nil {
+				return fmt.Errorf("hitlgenkit: question %d (%s) has no part: take questions from Questions", i, q.Tool)
 			}
+			return nil
+		},
+		func(q Question, err error) error {
+			return fmt.Errorf("hitlgenkit: ask %s (ref %s): %w", q.Tool, q.Ref, err)
 		})
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	parts := make([]*ai.Part, len(qs))

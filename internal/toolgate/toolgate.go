@@ -5,11 +5,13 @@ package toolgate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/internal/jsonname"
@@ -160,4 +162,30 @@ func Answer(r *transport.Result) (answer json.RawMessage, ok bool, why string) {
 		why = "no answer" + why[len("not run"):]
 	}
 	return nil, false, why
+}
+
+// AskAll asks every question at once, each on a goroutine of its own, and returns every
+// Result in the questions' order — or no Results and every error, once every ask has
+// returned. check refuses a question before it is asked (nil: ask it); wrap names the
+// question in its ask's error. Cancelling ctx cancels the asks.
+func AskAll[Q any](ctx context.Context, qs []Q, ask func(context.Context, Q) (*transport.Result, error),
+	check func(i int, q Q) error, wrap func(q Q, err error) error) ([]*transport.Result, error) {
+	results := make([]*transport.Result, len(qs))
+	errs := make([]error, len(qs))
+	var wg sync.WaitGroup
+	for i, q := range qs {
+		if errs[i] = check(i, q); errs[i] != nil {
+			continue
+		}
+		wg.Go(func() {
+			if results[i], errs[i] = ask(ctx, q); errs[i] != nil {
+				errs[i] = wrap(q, errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return results, nil
 }

@@ -2,8 +2,10 @@ package toolgate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -221,4 +223,31 @@ func BenchmarkEdit(b *testing.B) {
 		_, _ = Edit(in, in)
 		_ = Unknown(schema, in)
 	})
+}
+
+// TestAskAll: every question is asked, the Results come back in order; a question check
+// refuses is not asked, and any error returns no Results, every error joined, once every ask
+// has returned.
+func TestAskAll(t *testing.T) {
+	ask := func(_ context.Context, q int) (*transport.Result, error) {
+		if q < 0 {
+			return nil, errors.New("down")
+		}
+		return &transport.Result{CaseID: strconv.Itoa(q)}, nil
+	}
+	check := func(_ int, q int) error {
+		if q == 0 {
+			return errors.New("no zero")
+		}
+		return nil
+	}
+	wrap := func(q int, err error) error { return fmt.Errorf("question %d: %w", q, err) }
+	got, err := AskAll(t.Context(), []int{3, 1, 2}, ask, check, wrap)
+	if err != nil || len(got) != 3 || got[0].CaseID != "3" || got[1].CaseID != "1" || got[2].CaseID != "2" {
+		t.Fatalf("AskAll = %v, %v", got, err)
+	}
+	got, err = AskAll(t.Context(), []int{0, -1, 5}, ask, check, wrap)
+	if got != nil || err == nil || !strings.Contains(err.Error(), "no zero") || !strings.Contains(err.Error(), "question -1: down") {
+		t.Fatalf("AskAll with failures = %v, %v", got, err)
+	}
 }
