@@ -51,7 +51,8 @@ type WebhookOptions struct {
 	// Prefix starts the header's value ("sha256="); "" means none.
 	Prefix string
 	// Encoding writes the HMAC: nil means hex (either case); or a base64 encoding, such as
-	// base64.StdEncoding or base64.RawURLEncoding (padding then optional).
+	// base64.StdEncoding or base64.RawURLEncoding (its one padding '=' then optional), in
+	// its canonical spelling only: a last character whose unused bits are set is refused.
 	Encoding *base64.Encoding
 	// Verify, when set, replaces the check above: it reports whether the raw body and its
 	// headers are signed with Secret (a format of its own); it must compare in constant
@@ -147,8 +148,10 @@ func verifyHMAC(secret, body []byte, header, prefix string, enc *base64.Encoding
 	if len(secret) == 0 || !strings.HasPrefix(header, prefix) {
 		return false
 	}
-	v := strings.TrimPrefix(header, prefix)
-	got, err := enc.WithPadding(base64.NoPadding).DecodeString(strings.TrimRight(v, "="))
+	// One spelling per MAC: the canonical one (Strict: the bits the last character leaves
+	// unused are zero), with at most one padding '=' (a 32-byte MAC has one).
+	v := strings.TrimSuffix(strings.TrimPrefix(header, prefix), "=")
+	got, err := enc.WithPadding(base64.NoPadding).Strict().DecodeString(v)
 	if err != nil || len(got) != sha256.Size {
 		return false
 	}

@@ -132,6 +132,44 @@ func TestWebhookFormats(t *testing.T) {
 	}
 }
 
+// TestWebhookBase64OneSpelling: a base64 HMAC verifies in its canonical spelling only, with
+// one optional padding '=': a value whose last character differs in the bits base64 leaves
+// unused, or with extra padding, is another string carrying the same bytes to a lenient
+// decoder, and is refused, as hitl's callbacks refuse it — one MAC, one spelling.
+func TestWebhookBase64OneSpelling(t *testing.T) {
+	body := []byte(`{"id":"ap_1","event":"decided"}`)
+	mac := sign(body, webhookSecret)
+	for name, enc := range map[string]*base64.Encoding{"std": base64.StdEncoding, "url": base64.URLEncoding,
+		"raw std": base64.RawStdEncoding, "raw url": base64.RawURLEncoding} {
+		wh := newWebhook(t, transport.WebhookOptions{Header: "Webhook-Signature", Prefix: "v1=", Encoding: enc})
+		raw := strings.TrimSuffix(enc.EncodeToString(mac), "=")
+		restyled := restyle(t, raw)
+		for _, tc := range []struct {
+			value string
+			code  int // a verified duplicate is 200 too; a refused signature is 401 first
+		}{
+			{raw, 200}, {raw + "=", 200},
+			{restyled, 401}, {restyled + "=", 401}, {raw + "==", 401}, {raw + "===", 401},
+		} {
+			if code := post(wh, body, "Webhook-Signature", "v1="+tc.value); code != tc.code {
+				t.Errorf("%s: %q: %d; want %d", name, tc.value, code, tc.code)
+			}
+		}
+	}
+}
+
+// restyle returns the unpadded base64 value v with its last character's lowest bit — one
+// the encoding leaves unused after 32 bytes — flipped: the same bytes to a lenient decoder,
+// another string to anyone else. v's last character must be a letter or a digit.
+func restyle(tb testing.TB, v string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	last := strings.IndexByte(alphabet, v[len(v)-1])
+	if last < 0 {
+		tb.Fatalf("last character %q is not a letter or digit", v[len(v)-1])
+	}
+	return v[:len(v)-1] + string(alphabet[last^1])
+}
+
 // TestWebhookReplayWindow: with Time set, a signed notification sent outside the window —
 // a recording replayed later, or one from the future — is refused, as is one without a time.
 func TestWebhookReplayWindow(t *testing.T) {
@@ -208,25 +246,48 @@ func TestWebhookHostile(t *testing.T) {
 	})
 }
 
-// FuzzWebhook: whatever the body and signature, the receiver answers without panicking, and
-// it wakes a wait only for a body signed under the secret.
+// FuzzWebhook: whatever the body and signature, the receivers — hex, and base64 — answer
+// without panicking, and wake a wait only for a body signed under the secret, in the one
+// spelling of its MAC (hex in either case; base64 canonical, one '=' optional), as an
+// oracle independent of the receiver's code says.
 func FuzzWebhook(f *testing.F) {
 	body := []byte(`{"id":"ap_1","event":"decided"}`)
-	f.Add(body, "sha256="+hex.EncodeToString(sign(body, webhookSecret)))
+	mac := sign(body, webhookSecret)
+	b64 := base64.StdEncoding.EncodeToString(mac)
+	f.Add(body, "sha256="+hex.EncodeToString(mac))
+	f.Add(body, "sha256="+strings.ToUpper(hex.EncodeToString(mac)))
+	f.Add(body, b64)
+	f.Add(body, strings.TrimSuffix(b64, "="))
+	f.Add(body, strings.TrimSuffix(b64, "=")+"==")
+	f.Add(body, restyle(f, strings.TrimSuffix(b64, "="))+"=")
 	f.Add(body, "sha256=")
 	f.Add([]byte(`{"id":"ap_1","event":"decided","id":"ap_2"}`), "sha256=zz")
 	f.Add([]byte("\xff\xfe"), "")
 	f.Fuzz(func(t *testing.T, body []byte, sig string) {
-		wh := newWebhook(t, transport.WebhookOptions{})
-		var woke atomic.Bool
-		defer wh.Watch("ap_1", func() { woke.Store(true) })()
-		code := post(wh, body, "X-Acme-Signature", sig)
-		signed := transport.VerifyForTest(webhookSecret, body, sig)
-		if woke.Load() && !signed {
-			t.Fatalf("woke on an unsigned body (%d)", code)
-		}
-		if !signed && code == 200 {
-			t.Fatalf("200 for an unsigned body")
+		mac := sign(body, webhookSecret)
+		canonical := base64.StdEncoding.EncodeToString(mac)
+		for name, r := range map[string]struct {
+			o      transport.WebhookOptions
+			signed bool
+		}{
+			"hex": {transport.WebhookOptions{}, strings.HasPrefix(sig, "sha256=") && strings.EqualFold(sig[len("sha256="):], hex.EncodeToString(mac))},
+			"base64": {transport.WebhookOptions{Header: "X-Acme-Signature", Encoding: base64.StdEncoding},
+				sig == canonical || sig == strings.TrimSuffix(canonical, "=")},
+		} {
+			wh := newWebhook(t, r.o)
+			var woke atomic.Bool
+			stop := wh.Watch("ap_1", func() { woke.Store(true) })
+			code := post(wh, body, "X-Acme-Signature", sig)
+			stop()
+			if woke.Load() && !r.signed {
+				t.Fatalf("%s: woke on a body not signed in the MAC's spelling (%d)", name, code)
+			}
+			if !r.signed && code == 200 {
+				t.Fatalf("%s: 200 for a body not signed in the MAC's spelling", name)
+			}
+			if r.signed && code == 401 {
+				t.Fatalf("%s: 401 for a signed body", name)
+			}
 		}
 	})
 }
