@@ -15,7 +15,8 @@
 // only, and keeps the address rules on every URL the service hands back. Its wait is a
 // [transport.Wait]: polls paced by the service, backoff on failures and cut bodies
 // ([transport.Temporary]), a bound on polls in flight, and the signed webhook
-// ([transport.Webhook]) waking the wait at once. Its question is a [hitl.Interrupt] of its
+// ([transport.Webhook]) waking the wait at once, observed ([transport.Config.Observe]: a
+// span, metrics and an audit record, as every hitlkit client's wait). Its question is a [hitl.Interrupt] of its
 // own kind, so a hitl.Client with a Store keeps it and, after a restart, resumes it
 // ([hitl.WithKindWaiter], [hitl.Client.Resume]).
 package acme
@@ -181,7 +182,10 @@ func (c *Client) Wait(ctx context.Context, it *hitl.Interrupt) (*transport.Resul
 			func(wake func(), _ func(*transport.Result)) func() { return c.hooks.Watch(id, wake) },
 		}
 	}
-	return w.Run(ctx)
+	// Observed as the module's clients observe their waits: a span, the wait metrics, an
+	// entry in the Config's Pending while it runs, and one audit Record for its Result.
+	q := transport.Question{Protocol: "acme", Kind: string(Kind), ID: id, Prompt: it.Message}
+	return c.cfg.Observe(ctx, q, w.Run)
 }
 
 // decode reads one poll answer.

@@ -86,6 +86,27 @@ func TestDeniedReason(t *testing.T) {
 	})
 }
 
+// TestObserved: a wait is observed as the module's clients observe theirs: one audit Record,
+// of protocol acme, for its Result, to the hook WithAudit gave.
+func TestObserved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var records []transport.Record
+		svc, c := setup(t, transport.WithAudit(func(_ context.Context, r transport.Record) { records = append(records, r) }))
+		it, err := c.Request(t.Context(), "Deploy v42?", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.decide(it.ID(), "denied", "ana", "not on a Friday")
+		if _, err := c.Wait(t.Context(), it); err != nil {
+			t.Fatal(err)
+		}
+		if len(records) != 1 || records[0].Protocol != "acme" || records[0].Kind != string(acme.Kind) || records[0].ID != it.ID() ||
+			records[0].Status != transport.StatusCompleted || records[0].Decision != transport.DecisionReject {
+			t.Errorf("audit records %+v; want one acme rejection of %s", records, it.ID())
+		}
+	})
+}
+
 // TestStoredAndResumed: a process asks, keeps the approval in a Store and stops before the
 // human decides; a new process — a new acme client, a new hitl client on the same Store —
 // resumes it through the kind's Waiter, handles the decision once, and the Store is empty.
