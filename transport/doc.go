@@ -190,29 +190,37 @@
 //
 // # Fuzzing
 //
-// The building blocks under internal/ have fuzz targets of their own beside the protocol
-// packages': FuzzRead and FuzzConnect (internal/sse, the event-stream reader),
-// FuzzRetryAfter (internal/httpx), FuzzParse (internal/duration, ISO 8601 and Go durations),
-// FuzzOpen (internal/kv, the store file's page check) and FuzzLooseIPv4 (internal/clientcfg,
-// the spellings of private hosts). go test runs their seed corpora; CI runs each on 20,000
-// generated inputs more.
+// FuzzWebhook sends [Webhook] any body and signature: it answers without panicking and wakes
+// a wait only for a body signed under the secret. The building blocks under internal/ have
+// fuzz targets of their own beside the protocol packages': FuzzRead and FuzzConnect
+// (internal/sse, the event-stream reader), FuzzRetryAfter (internal/httpx), FuzzParse
+// (internal/duration, ISO 8601 and Go durations), FuzzOpen (internal/kv, the store file's
+// page check), FuzzLooseIPv4 (internal/dial, the spellings of private hosts), FuzzCompile
+// (internal/pattern, the bound on a form's or a PROVIDE's pattern) and FuzzEdit and
+// FuzzUnknown (internal/toolgate, a person's edit of a tool's arguments, for hitleino and
+// hitlgenkit). go test runs their seed corpora; CI runs each on 20,000 generated inputs more.
 //
 // # Dependencies
 //
-// The core module's dependencies, each pinned in go.mod and used only behind internal/ (none
-// of their types is in a public API):
+// The core module's dependencies, each pinned in go.mod and, but for the OpenTelemetry API,
+// used only behind internal/ (none of their types is in a public API):
 //
 //   - github.com/hashicorp/go-retryablehttp v0.7.8: what for: retries of the discovery
 //     document (internal/retry: its logging off, GET and HEAD only)
 //   - github.com/cenkalti/backoff/v4 v4.3.0: what for: jittered exponential backoff
 //     (internal/backoff)
 //   - github.com/coder/websocket v1.8.15: what for: the HXP WebSocket (internal/ws)
-//   - github.com/sosodev/duration v1.4.0: what for: ISO 8601 durations in timeout
-//     (internal/duration)
 //   - golang.org/x/text v0.41.0: what for: case folding and normalisation of HI identifiers
 //   - go.etcd.io/bbolt v1.4.3: what for: the file store, hitl/filestore only: importing hitl
 //     links no bbolt
-//   - github.com/google/go-cmp, go.uber.org/goleak: what for: tests only
+//   - go.opentelemetry.io/otel, go.opentelemetry.io/otel/metric and
+//     go.opentelemetry.io/otel/trace v1.46.0: what for: the telemetry ("Telemetry" above); the
+//     API only, no SDK. Its provider types are the only third-party types in the public API,
+//     the parameters of [WithTracerProvider] and [WithMeterProvider]
+//   - github.com/google/go-cmp v0.7.0, go.uber.org/goleak v1.3.0: what for: tests only
+//
+// ISO 8601 durations (timeout) are read by internal/duration's own one-pass reader, without
+// a dependency.
 //
 // Vulnerabilities. The check is govulncheck ./... in each module (go install
 // golang.org/x/vuln/cmd/govulncheck@v1.9.0); it reads the Go vulnerability database online, so
