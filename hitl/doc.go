@@ -73,11 +73,14 @@
 // other answer, streams included, comes back untouched, with no allocation added — but for a
 // JSON answer to a JSON POST, whose request body's first 4 KiB is read again (two
 // allocations, 48 bytes, whatever the body's size) to see whether it was an A2A JSON-RPC call.
-// A marked A2A answer is waited for, and its decided body is hitlkit's JSON of the final task,
-// not the agent's wire format; give an A2A SDK client that must read the agent's own answers a
-// transport with DetectOnly. A request body is sent once (with CallOptions.CallbackURL it is
-// read through GetBody, or buffered up to 1 MiB); a cancelled request's context ends the wait
-// with its cause; with [WithStore] the question is kept until the decision, as with Do.
+// The answer to an A2A JSON-RPC call marked as A2A no other way passes through too: the A2A
+// SDK client that sent it reads the task itself. A marked A2A answer is waited for, and its
+// decided body is the task the run ended with, spelled as the agent's answer in the binding
+// the caller spoke (a2a.Reply), so an A2A SDK client reads it as the agent's own
+// (TestA2AGoClientBehindTransport, a2a-go's client against its server). A request body is
+// sent once (with CallOptions.CallbackURL it is read through GetBody, or buffered up to
+// 1 MiB); a cancelled request's context ends the wait with its cause; with [WithStore] the
+// question is kept until the decision, as with Do.
 //
 // # Waiting
 //
