@@ -42,10 +42,7 @@
 //   - "previous_case_id": the case of the round before (§10.1)
 //
 // For example {"prompt":"Delete 3 rows?","default_action":"approve","timeout":"2m"}. A body
-// that is not JSON, or a bad timeout or reminder_at, is answered 400. A test scripts the
-// human (Open, Progress, Remind, Respond, Cancel, Expire), injects faults (FailNext for polls,
-// FailStream, FailCallback), and inspects what the agent sent (Requests) and what the service
-// sent it (Callbacks).
+// that is not JSON, or a bad timeout or reminder_at, is answered 400.
 //
 // The fakes of hitlkit (hitltest, a2atest, hxptest) share one shape, net/http/httptest's
 // with a testing.TB: [NewServer] binds loopback and closes the server when the test ends;
