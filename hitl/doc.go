@@ -454,12 +454,13 @@
 // on worst-case shapes (long digit runs, deep nesting, many and repeated keys, escapes,
 // reminder lists, long timeouts; forms of many fields, options, "in" values or large
 // patterns; answers to a form of 500 fields with patterns and conditions), the CPU time per
-// byte (cpu-ns/B) on a loaded 2-core machine, at 1 KiB, 64 KiB and 1 MiB, over the shapes:
-// Detect 30–74, 15–43, 4–54; a poll answer 16–35, 5–11, 0.3–11; a status event 18–52,
-// 4–10, 0.4–11; a callback body 10–51, 5–45, 0.3–11; a discovery document 31–80, 6–34,
-// 0.3–34; a stored record 16–50, 4–10, 0.3–12; ParseForm 14–921, 4–36, 0.5–43; Form.Check
-// 1,105–1,824, 4–92, 0.15–83 (the 500 fields cost the same whatever the answer's size). No
-// shape costs more per byte at 1 MiB than twice what it costs at 1 KiB.
+// byte (cpu-ns/B) at 1 KiB, 64 KiB and 1 MiB, over the shapes (2026-11-26, commit 104c589,
+// one run on a 2-core machine at load average 8–17): Detect 26–84, 8.2–40, 1.6–38; a poll
+// answer 11–47, 6.5–18, 0.5–16; a status event 11–34, 6.7–16, 0.6–16; a callback body 5.8–30,
+// 5.3–12, 0.5–11; a discovery document 20–73, 6.3–57, 0.4–63; a stored record 17–29, 5.6–13,
+// 0.4–14; ParseForm 11–932, 6.3–72, 0.5–64; Form.Check 1,053–1,527, 8.5–106, 0.4–83 (the
+// 500 fields cost the same whatever the answer's size). No shape costs more per byte at 1 MiB
+// than twice what it costs at 1 KiB.
 //
 // # Fuzzing
 //

@@ -22,8 +22,8 @@ import (
 //	go test -run '^$' -bench BenchmarkRead ./internal/sse
 //
 // on streams of many data lines, one long line, many empty events, comments and CR line
-// ends, the CPU time per byte on a loaded 2-core machine is 8–12 ns at 1 KiB, 4.5–11 ns at
-// 64 KiB and 5.6–12 ns at 1 MiB.
+// ends, the CPU time per byte is 8.8–16 ns at 1 KiB, 7.5–14 ns at 64 KiB and 8.1–12 ns at
+// 1 MiB (2026-11-26, commit 104c589, one run on a 2-core machine at load average about 14).
 func Read(r io.Reader, maxEvent int, handle func(Event) bool) error {
 	return read(r, maxEvent, func(ev Event, dispatch bool) bool { return !dispatch || handle(ev) })
 }
