@@ -18,9 +18,7 @@ var commandWords = map[string]bool{"go": true, "bash": true, "cd": true, "npm": 
 
 // byHand lists the fenced blocks of commands that no test can check and CI does not run, by
 // file and the block's first line, with why each is shown.
-var byHand = map[string]string{
-	"README.md v=v0.2.0": "cutting a release: run by hand, at a release, on a green main",
-}
+var byHand = map[string]string{}
 
 // goTestFlags are the go test flags (and test binary flags) a command may pass; any other
 // flag must be one a test file of the package defines.
