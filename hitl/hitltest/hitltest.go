@@ -202,8 +202,10 @@ func (s *Server) Start() {
 	if s.URL != "" {
 		panic("hitltest: Server already started")
 	}
-	s.srv = httptest.NewServer(s.handler)
-	s.URL, s.client = s.srv.URL, s.srv.Client()
+	s.srv = httptest.NewUnstartedServer(s.handler)
+	s.URL = "http://" + s.srv.Listener.Addr().String() // before serving: the handlers read it
+	s.srv.Start()
+	s.client = s.srv.Client()
 }
 
 // StartTLS starts the server on a loopback port over TLS with HTTP/2, as production services
@@ -216,8 +218,9 @@ func (s *Server) StartTLS() {
 	}
 	s.srv = httptest.NewUnstartedServer(s.handler)
 	s.srv.EnableHTTP2 = true
+	s.URL = "https://" + s.srv.Listener.Addr().String() // before serving: the handlers read it
 	s.srv.StartTLS()
-	s.URL, s.client = s.srv.URL, s.srv.Client()
+	s.client = s.srv.Client()
 }
 
 // Certificate returns the certificate of a server started with [Server.StartTLS], nil
