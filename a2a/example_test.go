@@ -61,11 +61,11 @@ func ExampleClient_Run() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Status, r.Action)
+	fmt.Println(r.Status, r.Action, "go-ahead:", r.Approved())
 	// Output:
 	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-1.txt"},"tool_name":"delete_file"}
 	// asked: {"interaction_type":"tool_approval","options":["approve","deny"],"tool_input":{"path":"/tmp/report-2.txt"},"tool_name":"delete_file"}
-	// completed approve
+	// completed approve go-ahead: true
 }
 
 // Runner holds the run of a paused task as a transport.Waiter, the shape every protocol's
@@ -93,9 +93,9 @@ func ExampleClient_Runner() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(r.Status, r.Action)
+	fmt.Println(r.Status, r.Action, "go-ahead:", r.Approved())
 	// Output:
-	// completed approve
+	// completed approve go-ahead: true
 }
 
 // Cancel stops a task the agent is still working on, or waiting on; a Run waiting on it

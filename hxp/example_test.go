@@ -2,6 +2,7 @@ package hxp_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/hitlkit/hitlkit/hxp"
@@ -9,14 +10,15 @@ import (
 	"github.com/hitlkit/hitlkit/transport"
 )
 
-// An agent asks its owner to choose, and waits for the receipt.
+// An agent asks its owner a yes or no — an APPROVE — waits for the receipt, and goes ahead
+// only on Approved.
 func Example() {
 	srv := hxptest.NewUnstartedServer() // a fake HXP server on loopback
 	srv.Start()
 	defer srv.Close()
 	go func() { // the human, in their inbox
 		id := srv.NextRequest(nil)
-		_, _ = srv.Resolve(id, "Approve", "", "user_owner")
+		_, _ = srv.Resolve(id, hxp.Approved, "", "user_owner")
 	}()
 
 	client, err := hxp.NewClient(srv.URL, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(),
@@ -25,8 +27,8 @@ func Example() {
 		panic(err)
 	}
 	created, err := client.Create(context.Background(), &hxp.Request{
-		Priority: hxp.PriorityHigh, TimeoutSeconds: 3600, Fallback: hxp.FallbackDefault, AgentID: "agent_alpha_01",
-		Decide: &hxp.Decide{Question: "Approve $99/mo Stripe plan?", Options: []string{"Approve", "Deny"}, DefaultOption: "Deny"},
+		Priority: hxp.PriorityHigh, TimeoutSeconds: 3600, AgentID: "agent_alpha_01",
+		Approve: &hxp.Approve{Item: "Stripe plan at $99/mo", Details: json.RawMessage(`{"plan":"pro"}`)},
 	})
 	if err != nil {
 		panic(err)
@@ -35,18 +37,19 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(res.Status, res.Action, "by", res.RespondedBy.Name)
+	fmt.Println(res.Approved(), "by", res.RespondedBy.Name)
 
 	// A bad request is refused before anything is sent.
 	_, err = client.Create(context.Background(), &hxp.Request{Decide: &hxp.Decide{Question: "Ship?", Options: []string{"Yes"}}})
 	fmt.Println(err)
 	// Output:
-	// completed Approve by user_owner
+	// true by user_owner
 	// hxp: invalid request: payload.options: needs 2 to 6 options, has 1
 }
 
 // Waiter holds the wait as a transport.Waiter, the shape every protocol's wait shares: here a
-// framework's list of pending waits, run later.
+// framework's list of pending waits, run later. The request is a DECIDE: the option chosen is
+// an answer, read from Action, and never an approval, whatever its words.
 func ExampleClient_Waiter() {
 	srv := hxptest.NewUnstartedServer()
 	srv.Start()
@@ -71,7 +74,7 @@ func ExampleClient_Waiter() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(res.Status, res.Action, res.CaseID == created.RequestID)
+	fmt.Println(res.Decision, res.Action, res.Approved(), res.CaseID == created.RequestID)
 	// Output:
-	// completed Deny true
+	// answer Deny false true
 }
