@@ -68,7 +68,10 @@ func Example_reviewPage() {
 				return nil, err
 			}
 			_ = resp.Body.Close()
-			fmt.Printf("%s: %s %s\n", person, resp.Result.Status, resp.Result.Action)
+			if resp.Result == nil { // no case was opened: the service failed, nobody was asked
+				return nil, fmt.Errorf("review service: %s", resp.Status)
+			}
+			fmt.Printf("%s: %s, go-ahead %t\n", person, resp.Result.Status, resp.Result.Approved())
 			return resp.Result, nil
 		}
 		events, err := run(genai.NewContentFromText("clean up the report", genai.RoleUser))
@@ -87,10 +90,10 @@ func Example_reviewPage() {
 		}
 	}
 	// Output:
-	// approve: completed approve
+	// approve: completed, go-ahead true
 	//   deleting /tmp/report.txt
-	// reject: completed reject
-	// nobody: expired
+	// reject: completed, go-ahead false
+	// nobody: expired, go-ahead false
 }
 
 // AnswerOnReviewPage is the person: opens the review page and submits its form with action.
