@@ -53,6 +53,83 @@ func TestResumeAnsweredByAnotherTask(t *testing.T) {
 	}
 }
 
+// TestRunAsksNoHumanAboutAnUnconfirmedTask: Run asks the agent for a saved pause's task
+// before it asks the human; when the agent cannot confirm the task — its task query keeps
+// failing (503), or is refused for another reason than an unknown task —
+// the run ends with that error and the human is never asked, nothing is sent to the task.
+// A transient failure that passes is ridden out: the human is asked once and the task
+// completes.
+func TestRunAsksNoHumanAboutAnUnconfirmedTask(t *testing.T) {
+	never := func(t *testing.T) a2a.Asker {
+		return func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+			t.Error("the human was asked about a task the agent did not confirm")
+			return a2a.HectorDecision(true), nil
+		}
+	}
+	for _, profile := range a2atest.Profiles() {
+		for _, b := range bindings {
+			t.Run(profile.String()+" "+string(b), func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					agent := a2atest.NewMemoryAgent(t, a2atest.WithProfile(profile))
+					var sent atomic.Int32
+					counting := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+						sent.Add(1)
+						return agent.Client().Transport.RoundTrip(r)
+					})
+					c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: counting}))
+					p := start(t, c, agent.Endpoint(b), nil)
+					agent.FailNext(p.TaskID, a2atest.Fault503, 1000)
+					sent.Store(0)
+					_, err := c.Run(t.Context(), p, never(t), nil)
+					if err == nil || !strings.Contains(err.Error(), "503") {
+						t.Errorf("Run while the task query keeps failing = %v, want its 503", err)
+					}
+					if n := sent.Load(); n != a2a.DefaultMaxRepeats {
+						t.Errorf("%d task queries, want %d", n, a2a.DefaultMaxRepeats)
+					}
+					if st, _ := agent.Task(p.TaskID); len(st.Answers) != 0 {
+						t.Errorf("the agent read %v", st.Answers)
+					}
+
+					p = start(t, c, agent.Endpoint(b), nil)
+					agent.FailNext(p.TaskID, a2atest.Fault503, 2)
+					asked := 0
+					r, err := c.Run(t.Context(), p, func(context.Context, *a2a.Pause) (a2a.Answer, error) {
+						asked++
+						return a2a.HectorDecision(true), nil
+					}, nil)
+					if err != nil || r.Status != transport.StatusCompleted || asked != 1 {
+						t.Errorf("Run after two 503s = %v, %v after %d asks; want completed after one", r, err, asked)
+					}
+				})
+			})
+		}
+	}
+	t.Run("refused", func(t *testing.T) {
+		var sends atomic.Int32
+		agent := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var in struct{ Method string }
+			body, _ := io.ReadAll(r.Body)
+			_ = json.Unmarshal(body, &in)
+			if in.Method != "tasks/get" {
+				sends.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"invalid request"}}`)
+		})
+		c := newClient(t, transport.WithHTTPClient(&http.Client{Transport: &memhttp.Transport{Handler: agent}}))
+		p := &a2a.Pause{Class: a2a.ClassInputRequired, TaskID: "t1", ContextID: "c1",
+			Endpoint: a2a.Endpoint{URL: "https://agent.test/rpc", Binding: a2a.JSONRPC03},
+			Task:     &a2a.Task{ID: "t1", ContextID: "c1", State: a2a.StateInputRequired}}
+		if _, err := c.Run(t.Context(), p, never(t), nil); !errors.Is(err, a2a.ErrInvalidRequest) {
+			t.Errorf("Run = %v, want ErrInvalidRequest", err)
+		}
+		if n := sends.Load(); n != 0 {
+			t.Errorf("%d messages sent to the task", n)
+		}
+	})
+}
+
 // TestWaitIgnoresAnotherTask: a task query answered with another task (a proxy mixing up
 // answers, an agent confused by its ids) is not the outcome; the wait carries on and returns
 // the task asked about when it comes — nothing is lost to the check.

@@ -103,59 +103,72 @@ func TestNoIsNeverAGoAhead(t *testing.T) {
 
 // TestLinkOnlyWhereItCanGo: an mcp-go client with a form handler only, or none, and a
 // go-sdk client with form elicitation only are never sent the review link as an
-// elicitation, on either revision: the call ends after Check with an isError result naming
-// the link; a repeat after the person approved joins the open case and deletes once.
+// elicitation, on either revision, by a hitlmcpgo tool on mcp-go's server or a hitlmcp tool
+// on go-sdk's: the call ends after Check with an isError result naming the link; a repeat
+// after the person approved joins the open case and deletes once.
 func TestLinkOnlyWhereItCanGo(t *testing.T) {
 	form := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
 		return hitlmcp.Answer{}, errors.New("a form was asked")
 	}
-	for _, rev := range revisions {
-		for _, kind := range []string{"mcp-go form only", "mcp-go no handler", "go-sdk form only"} {
-			t.Run(rev+" "+kind, func(t *testing.T) {
-				b := newBackend(t)
-				p := newPipes(t)
-				serveMCPGo(t, p, b.goTool(1500*time.Millisecond))
-				var callTool func() (bool, string, error)
-				switch kind {
-				case "go-sdk form only":
-					cs := sdkClient(t, p, rev, hitlmcp.ClientOptions(nil, form))
-					callTool = func() (bool, string, error) {
-						res, err := cs.CallTool(t.Context(), &gomcp.CallToolParams{Name: "delete_file"})
-						if err != nil {
-							return false, "", err
-						}
-						return res.IsError, sdkText(res), nil
-					}
-				default:
-					var opts []client.ClientOption
-					if kind == "mcp-go form only" {
-						opts = hitlmcpgo.ClientOptions(nil, form)
-					}
-					c := goClient(t, p, rev, opts...)
-					callTool = func() (bool, string, error) {
-						res, err := c.CallTool(t.Context(), call("delete_file"))
-						if err != nil {
-							return false, "", err
-						}
-						return res.IsError, goText(res), nil
-					}
-				}
-				isError, text, err := callTool()
-				if err != nil || !isError || !strings.Contains(text, b.svc.URL+"/review/") || b.deleted.Load() != 0 {
-					t.Fatalf("CallTool = isError %v %q, %v; want an isError result naming the review link", isError, text, err)
-				}
-				if err := b.svc.Respond(caseOf(t, text[strings.Index(text, b.svc.URL):]), "approve", nil, nil); err != nil {
-					t.Fatal(err)
-				}
-				isError, text, err = callTool()
-				if err != nil || isError || text != "deleted" || b.deleted.Load() != 1 {
-					t.Fatalf("the repeat = isError %v %q, %v; deleted %d; want the first case's approval", isError, text, err, b.deleted.Load())
-				}
-				if n := opened(b); n != 1 {
-					t.Errorf("%d cases opened, want 1: the repeat joins the open case", n)
-				}
-			})
+	for _, srv := range []string{"mcp-go server", "go-sdk server"} {
+		for _, rev := range revisions {
+			for _, kind := range []string{"mcp-go form only", "mcp-go no handler", "go-sdk form only"} {
+				t.Run(srv+" "+rev+" "+kind, func(t *testing.T) {
+					linkOnlyWhereItCanGo(t, srv, rev, kind, form)
+				})
+			}
 		}
+	}
+}
+
+// linkOnlyWhereItCanGo is one row of TestLinkOnlyWhereItCanGo: srv serves the tool, kind is
+// the client.
+func linkOnlyWhereItCanGo(t *testing.T, srv, rev, kind string, form hitlmcp.FormAsker) {
+	b := newBackend(t)
+	p := newPipes(t)
+	if srv == "go-sdk server" {
+		serveSDK(t, p, b.sdkTool(1500*time.Millisecond))
+	} else {
+		serveMCPGo(t, p, b.goTool(1500*time.Millisecond))
+	}
+	var callTool func() (bool, string, error)
+	switch kind {
+	case "go-sdk form only":
+		cs := sdkClient(t, p, rev, hitlmcp.ClientOptions(nil, form))
+		callTool = func() (bool, string, error) {
+			res, err := cs.CallTool(t.Context(), &gomcp.CallToolParams{Name: "delete_file"})
+			if err != nil {
+				return false, "", err
+			}
+			return res.IsError, sdkText(res), nil
+		}
+	default:
+		var opts []client.ClientOption
+		if kind == "mcp-go form only" {
+			opts = hitlmcpgo.ClientOptions(nil, form)
+		}
+		c := goClient(t, p, rev, opts...)
+		callTool = func() (bool, string, error) {
+			res, err := c.CallTool(t.Context(), call("delete_file"))
+			if err != nil {
+				return false, "", err
+			}
+			return res.IsError, goText(res), nil
+		}
+	}
+	isError, text, err := callTool()
+	if err != nil || !isError || !strings.Contains(text, b.svc.URL+"/review/") || b.deleted.Load() != 0 {
+		t.Fatalf("CallTool = isError %v %q, %v; want an isError result naming the review link", isError, text, err)
+	}
+	if err := b.svc.Respond(caseOf(t, text[strings.Index(text, b.svc.URL):]), "approve", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	isError, text, err = callTool()
+	if err != nil || isError || text != "deleted" || b.deleted.Load() != 1 {
+		t.Fatalf("the repeat = isError %v %q, %v; deleted %d; want the first case's approval", isError, text, err, b.deleted.Load())
+	}
+	if n := opened(b); n != 1 {
+		t.Errorf("%d cases opened, want 1: the repeat joins the open case", n)
 	}
 }
 
