@@ -204,9 +204,14 @@ func TestAgentFailNext(t *testing.T) {
 	if _, err := c.GetTask(t.Context(), ep, p1.TaskID); err != nil {
 		t.Errorf("the fault hit twice: %v", err)
 	}
-	agent.FailNext("", a2atest.FaultInternal, 1)
-	if _, err := c.GetTask(t.Context(), ep, p2.TaskID); err == nil {
-		t.Error("a fault for any task did not hit")
+	for _, b := range bindings { // an internal error is the agent's -32603 (REST: 500), on the request's id
+		agent.FailNext("", a2atest.FaultInternal, 1)
+		var ae *a2a.Error
+		var se *transport.StatusError
+		_, err := c.GetTask(t.Context(), agent.Endpoint(b), p2.TaskID)
+		if !(errors.As(err, &ae) && ae.Code == -32603) && !(errors.As(err, &se) && se.StatusCode == http.StatusInternalServerError) {
+			t.Errorf("%s: a fault for any task = %v, want the agent's internal error", b, err)
+		}
 	}
 	agent.FailNext("", a2atest.FaultLostReply, 1)
 	if _, err := c.Resume(t.Context(), p2, a2a.HectorDecision(true)); err == nil {

@@ -48,7 +48,7 @@ func (a *Agent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadGateway)
 		_, _ = io.WriteString(w, "<html>upstream timed out</html>")
 	case faulty:
-		a.serveFault(w, b, f)
+		a.serveFault(w, b, f, body)
 	default:
 		a.serve(w, r, b, rest, body)
 	}
@@ -126,7 +126,7 @@ func (a *Agent) ended(e *entry, w *httpx.StatusWriter) {
 	}
 }
 
-func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
+func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault, body []byte) {
 	sp := a.spell(b)
 	switch f {
 	case Fault503:
@@ -142,8 +142,12 @@ func (a *Agent) serveFault(w http.ResponseWriter, b a2a.Binding, f Fault) {
 	case FaultTruncated:
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{"id":"task-`)
-	case FaultInternal:
-		sp.writeError(w, json.RawMessage("1"), -32603, "INTERNAL_ERROR", "internal error")
+	case FaultInternal: // answers the request's own id, as an agent does
+		var in rpcIn
+		if json.Unmarshal(body, &in) != nil || len(in.ID) == 0 {
+			in.ID = json.RawMessage("null")
+		}
+		sp.writeError(w, in.ID, -32603, "INTERNAL_ERROR", "internal error")
 	}
 }
 
