@@ -1,22 +1,49 @@
 package hitleino_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/readme"
 )
 
 // TestREADME type-checks this module's README program as it stands, with the reader's own
-// model and checkpoint store stubbed.
+// model, checkpoint store and review request stubbed.
 func TestREADME(t *testing.T) {
 	readme.CheckPrograms(t, "README.md", 1, `package main
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/cloudwego/eino/adk"
 	"github.com/cloudwego/eino/components/model"
+
+	"github.com/hitlkit/hitlkit/hitl/hitleino"
 )
 
-func yourChatModel() model.ToolCallingChatModel          { return nil }
-func yourDurableCheckPointStore() adk.CheckPointStore { return nil }
+func yourChatModel() model.ToolCallingChatModel                              { return nil }
+func yourDurableCheckPointStore() adk.CheckPointStore                     { return nil }
+func yourReviewRequest(context.Context, hitleino.Question) *http.Request { return nil }
 `)
+}
+
+// TestREADMEFirstProgramIsShort: the README's first program, the whole Go block, stays
+// under 40 lines.
+func TestREADMEFirstProgramIsShort(t *testing.T) {
+	f, err := os.Open("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, b := range readme.GoBlocks(f) {
+		if strings.HasPrefix(b.Code, "package main\n") {
+			if n := strings.Count(strings.TrimSpace(b.Code), "\n") + 1; n >= 40 {
+				t.Errorf("README.md:%d: the first program has %d lines, want under 40", b.Line, n)
+			}
+			return
+		}
+	}
+	t.Fatal("README.md has no program")
 }

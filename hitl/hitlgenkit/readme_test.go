@@ -1,21 +1,48 @@
 package hitlgenkit_test
 
 import (
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/readme"
 )
 
 // TestREADME type-checks this module's README program as it stands, with the reader's own
-// model stubbed.
+// model and review request stubbed.
 func TestREADME(t *testing.T) {
 	readme.CheckPrograms(t, "README.md", 1, `package main
 
 import (
+	"context"
+	"net/http"
+
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
+
+	"github.com/hitlkit/hitlkit/hitl/hitlgenkit"
 )
 
-func yourModel(*genkit.Genkit) ai.Model { return nil }
+func yourModel(*genkit.Genkit) ai.Model                                     { return nil }
+func yourReviewRequest(context.Context, hitlgenkit.Question) *http.Request { return nil }
 `)
+}
+
+// TestREADMEFirstProgramIsShort: the README's first program, the whole Go block, stays
+// under 40 lines.
+func TestREADMEFirstProgramIsShort(t *testing.T) {
+	f, err := os.Open("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, b := range readme.GoBlocks(f) {
+		if strings.HasPrefix(b.Code, "package main\n") {
+			if n := strings.Count(strings.TrimSpace(b.Code), "\n") + 1; n >= 40 {
+				t.Errorf("README.md:%d: the first program has %d lines, want under 40", b.Line, n)
+			}
+			return
+		}
+	}
+	t.Fatal("README.md has no program")
 }
