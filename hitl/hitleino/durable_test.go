@@ -25,10 +25,10 @@ import (
 // askService is the Asker of a host whose people decide on a HITL service: each question
 // becomes an approval case, opened with the question's Labels so that the case is kept in
 // the client's store with the run it belongs to.
-func askService(client *hitl.Client, svc *hitltest.Server, checkpointID string) hitleino.Asker {
+func askService(client *hitl.Client, svcURL, checkpointID string) hitleino.Asker {
 	return func(ctx context.Context, q hitleino.Question) (*transport.Result, error) {
 		body, _ := json.Marshal(map[string]string{"tool": q.Tool, "arguments": q.Arguments})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, svcURL+"/actions/approval", strings.NewReader(string(body)))
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func TestRestartMidWait(t *testing.T) {
 	stopCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := hitleino.Answer(stopCtx, qs, askService(newClient(t, svc, store1), svc, "run-7"))
+		_, err := hitleino.Answer(stopCtx, qs, askService(newClient(t, svc, store1), svc.URL, "run-7"))
 		done <- err
 	}()
 	byCall := map[string]string{} // tool call id → case id
@@ -203,7 +203,7 @@ func TestThroughAService(t *testing.T) {
 					_ = tt.decide(svc, id)
 				}
 			}()
-			params, err := hitleino.Answer(t.Context(), hitleino.Questions(ev), askService(newClient(t, svc, &hitl.MemoryStore{}), svc, "cp"))
+			params, err := hitleino.Answer(t.Context(), hitleino.Questions(ev), askService(newClient(t, svc, &hitl.MemoryStore{}), svc.URL, "cp"))
 			if err != nil {
 				t.Fatal(err)
 			}
