@@ -51,10 +51,10 @@ func (f files) Delete(_ context.Context, id string) error {
 // askService is the Asker of a host whose people decide on a HITL service: each question
 // becomes an approval case, opened with the question's Labels so that the case is kept in
 // the client's store with the run it belongs to.
-func askService(client *hitl.Client, svc *hitltest.Server, runID string) hitlgenkit.Asker {
+func askService(client *hitl.Client, svcURL, runID string) hitlgenkit.Asker {
 	return func(ctx context.Context, q hitlgenkit.Question) (*transport.Result, error) {
 		body, _ := json.Marshal(map[string]any{"tool": q.Tool, "arguments": q.Arguments})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, svcURL+"/actions/approval", strings.NewReader(string(body)))
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +109,7 @@ func TestRestartMidWait(t *testing.T) {
 	stopCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		_, err := hitlgenkit.Answer(stopCtx, qs, askService(newClient(t, svc, store1), svc, "run-7"), first.tools()...)
+		_, err := hitlgenkit.Answer(stopCtx, qs, askService(newClient(t, svc, store1), svc.URL, "run-7"), first.tools()...)
 		done <- err
 	}()
 	byRef := map[string]string{} // ref → case id
@@ -253,7 +253,7 @@ func TestThroughAService(t *testing.T) {
 					_ = tt.decide(svc, id)
 				}
 			}()
-			parts, err := hitlgenkit.Answer(t.Context(), qs, askService(newClient(t, svc, &hitl.MemoryStore{}), svc, "run"), a.tools()...)
+			parts, err := hitlgenkit.Answer(t.Context(), qs, askService(newClient(t, svc, &hitl.MemoryStore{}), svc.URL, "run"), a.tools()...)
 			if err != nil {
 				t.Fatal(err)
 			}

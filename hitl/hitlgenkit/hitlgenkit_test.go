@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +32,7 @@ type agent struct {
 	askH   *ai.ToolAction[question, string]
 	mu     sync.Mutex
 	erased []string
+	log    string // a file each deletion is appended to, one a line, when set
 }
 
 type fileArgs struct {
@@ -89,6 +91,16 @@ func newAgentIn(ctx context.Context, requests ...request) *agent {
 			in.Path += " (backed up)"
 		}
 		a.erased = append(a.erased, in.Path)
+		if a.log != "" {
+			f, err := os.OpenFile(a.log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err != nil {
+				return "", err
+			}
+			defer f.Close()
+			if _, err := f.WriteString(in.Path + "\n"); err != nil {
+				return "", err
+			}
+		}
 		return "deleted " + in.Path, nil
 	})
 	a.askH = genkit.DefineTool(a.g, "ask_human", "Ask the person.", func(tc *ai.ToolContext, in question) (string, error) {
