@@ -79,10 +79,7 @@ func TestKilledMidWait(t *testing.T) {
 	checkpoints, storePath := files{filepath.Join(dir, "checkpoints")}, filepath.Join(dir, "interrupts")
 	del := &loggedDelete{path: filepath.Join(dir, "ran")}
 
-	// The first host reads the service's address from a file. (Under the race detector a write
-	// to a file, like every write system call, also orders what this goroutine did before it —
-	// starting the service — before what the service's goroutines do after they read a request;
-	// a request from another process gives the detector no such order of its own.)
+	// The first host reads the service's address from a file beside the others it shares.
 	if err := os.WriteFile(filepath.Join(dir, "service"), []byte(svc.URL), 0o600); err != nil {
 		t.Fatal(err)
 	}
