@@ -28,6 +28,7 @@ import (
 // sdk is the OpenTelemetry SDK with in-memory exporters, and an audit sink, as options.
 type sdk struct {
 	spans   *tracetest.InMemoryExporter
+	tp      *sdktrace.TracerProvider
 	reader  *sdkmetric.ManualReader
 	records []transport.Record
 	opts    []transport.Option
@@ -37,6 +38,7 @@ func newSDK(t *testing.T) *sdk {
 	s := &sdk{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(s.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(s.reader))
+	s.tp = tp
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
 	s.opts = []transport.Option{transport.WithTracerProvider(tp), transport.WithMeterProvider(mp),
 		transport.WithPropagator(propagation.TraceContext{}),
