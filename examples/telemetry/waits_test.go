@@ -5,12 +5,16 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
@@ -124,6 +128,61 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		{"a2a.Client.Wait", "a2a", "a2a/input-required", false, func(t *testing.T, ctx context.Context, s *sdk) {
+			agent := a2atest.NewAgent(t)
+			c, err := a2a.NewClient(append(s.opts, transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ep := agent.Endpoint(a2a.REST03)
+			ev, err := c.Send(context.Background(), ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete the report.")}}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := a2a.NewPause(ep, ev.Task)
+			// Once the wait is listed, someone else answers the task and wakes the wait.
+			wake := make(chan struct{}, 1)
+			answered := make(chan error, 1)
+			go func() {
+				for len(c.Pending()) == 0 && ctx.Err() == nil {
+					runtime.Gosched()
+				}
+				if ctx.Err() != nil { // never listed: the wait fails at its deadline
+					answered <- ctx.Err()
+					return
+				}
+				if p := c.Pending(); len(p) != 1 || p[0].ID != ev.Task.ID || !p[0].Waiting {
+					t.Errorf("Pending during Wait = %+v", p)
+				}
+				_, err := c.Resume(context.Background(), p, a2a.Approve(p))
+				answered <- err
+				wake <- struct{}{}
+			}()
+			task, err := c.Wait(ctx, p, &a2a.WaitOptions{Wake: wake})
+			if err != nil || task.ID != ev.Task.ID {
+				t.Fatalf("Wait = %+v, %v", task, err)
+			}
+			if err := <-answered; err != nil {
+				t.Fatal(err)
+			}
+			if p := c.Pending(); len(p) != 0 {
+				t.Errorf("Pending after Wait = %+v", p)
+			}
+			if len(s.records) != 0 {
+				t.Errorf("a task is no decision, yet audit records %+v", s.records)
+			}
+			var rm metricdata.ResourceMetrics
+			if err := s.reader.Collect(context.Background(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					if m.Name == "hitl.decision.duration" {
+						t.Errorf("a task is no decision, yet hitl.decision.duration = %+v", m.Data)
+					}
+				}
+			}
+		}},
 		{"hxp.Client.Wait", "hxp", "hxp/approve", true, func(t *testing.T, ctx context.Context, s *sdk) {
 			srv := hxptest.NewServer(t)
 			c, err := hxp.NewClient(srv.URL, append(s.opts, transport.WithHTTPClient(srv.Client()), transport.WithAllowPrivateAddresses(),
@@ -164,9 +223,7 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			}
 		}},
 		{"hi.FanOut", "hi", "hi/fanout", true, func(t *testing.T, ctx context.Context, s *sdk) {
-			// FanOut has no client: its span is the global tracer provider's.
-			otel.SetTracerProvider(s.tp)
-			t.Cleanup(func() { otel.SetTracerProvider(sdktrace.NewTracerProvider()) })
+			// FanOut has no client: its span is the global tracer provider's (s.tp here).
 			r, _, err := hi.FanOut(ctx, interaction(t), func(_ context.Context, _ *hi.Interaction, p hi.Participant) (hi.Feedback, error) {
 				return hi.Feedback{ParticipantID: p.ID, Action: "approve"}, nil
 			}, nil)
@@ -178,6 +235,10 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
 			s := newSDK(t)
+			if row.name == "hi.FanOut" {
+				s.spans, s.tp = global()
+				s.spans.Reset()
+			}
 			ctx, parent := s.tp.Tracer("test").Start(context.Background(), "agent step")
 			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
@@ -208,6 +269,16 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 		})
 	}
 }
+
+// global installs, once for the process, a global tracer provider with an in-memory
+// exporter: hi.FanOut keeps the global provider it first found, as a package-level tracer
+// would.
+var global = sync.OnceValues(func() (*tracetest.InMemoryExporter, *sdktrace.TracerProvider) {
+	spans := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	otel.SetTracerProvider(tp)
+	return spans, tp
+})
 
 // interaction is an HI approval with two participants, awaiting input.
 func interaction(t *testing.T) *hi.Interaction {
