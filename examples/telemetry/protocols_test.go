@@ -34,6 +34,8 @@ type sdk struct {
 	reader  *sdkmetric.ManualReader
 	records []transport.Record
 	opts    []transport.Option
+	// sent, when set, returns the headers of the requests the fake under test received.
+	sent func() []http.Header
 }
 
 func newSDK(t *testing.T) *sdk {

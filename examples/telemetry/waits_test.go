@@ -37,6 +37,12 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.sent = func() (h []http.Header) {
+			for _, q := range svc.Requests() {
+				h = append(h, q.Header)
+			}
+			return h
+		}
 		return c, svc
 	}
 	approveNext := func(t *testing.T, svc *hitltest.Server) {
@@ -117,6 +123,12 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.sent = func() (h []http.Header) {
+				for _, q := range agent.Requests() {
+					h = append(h, q.Header)
+				}
+				return h
+			}
 			ep := agent.Endpoint(a2a.REST03)
 			ev, err := c.Send(context.Background(), ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete the report.")}}, nil)
 			if err != nil {
@@ -133,6 +145,12 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			c, err := a2a.NewClient(append(s.opts, transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses())...)
 			if err != nil {
 				t.Fatal(err)
+			}
+			s.sent = func() (h []http.Header) {
+				for _, q := range agent.Requests() {
+					h = append(h, q.Header)
+				}
+				return h
 			}
 			ep := agent.Endpoint(a2a.REST03)
 			ev, err := c.Send(context.Background(), ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete the report.")}}, nil)
@@ -190,6 +208,12 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.sent = func() (h []http.Header) {
+				for _, q := range srv.Requests() {
+					h = append(h, q.Header)
+				}
+				return h
+			}
 			created, err := c.Create(context.Background(), &hxp.Request{Priority: hxp.PriorityHigh, TimeoutSeconds: 3600,
 				AgentID: "agent_1", Approve: &hxp.Approve{Item: "Refund order 42", Details: json.RawMessage(`{"amount":42}`)}})
 			if err != nil {
@@ -205,7 +229,13 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			it.Status = hi.StatusResolved
 			it.History = []hi.Feedback{{ParticipantID: "p1", Action: "approve"}, {ParticipantID: "p2", Action: "approve"}}
 			body, _ := json.Marshal(it)
+			var mu sync.Mutex
+			var sent []http.Header
+			s.sent = func() []http.Header { mu.Lock(); defer mu.Unlock(); return sent }
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				sent = append(sent, r.Header.Clone())
+				mu.Unlock()
 				if r.URL.Path != "/api/interactions/"+it.InteractionID {
 					http.NotFound(w, r)
 					return
@@ -265,6 +295,24 @@ func TestEveryWaitIsOneSpan(t *testing.T) {
 			}
 			if _, ok := attr(sp, "hitl.status"); ok != row.decided {
 				t.Errorf("hitl.status set: %v, want %v", ok, row.decided)
+			}
+			// The requests the wait sent carry its trace context (W3C traceparent); none
+			// carries the caller's span as its parent.
+			if s.sent == nil {
+				return // FanOut sends nothing itself
+			}
+			carried := 0
+			for _, h := range s.sent() {
+				tp := h.Get("traceparent")
+				if strings.Contains(tp, parent.SpanContext().SpanID().String()) {
+					t.Errorf("a request carried the caller's span, not the wait's: %s", tp)
+				}
+				if strings.Contains(tp, sp.SpanContext().TraceID().String()+"-"+sp.SpanContext().SpanID().String()) {
+					carried++
+				}
+			}
+			if carried == 0 {
+				t.Errorf("no request of the wait carried its trace context (%d requests)", len(s.sent()))
 			}
 		})
 	}
