@@ -51,6 +51,11 @@ type WaitOptions struct {
 // (network errors, 429, 5xx, a non-JSON page, an agent's internal error) back off and never
 // end the wait; the agent's other errors do (ErrTaskNotFound when it forgot the task). When
 // ctx ends, Wait returns context.Cause(ctx). It leaves no goroutine behind.
+//
+// Wait is one observed wait, as [Client.Run] is: one hitl.wait span (see "Telemetry" in the
+// transport package's documentation) without a status or decision, since a task is not a
+// decision, and an entry in [Client.Pending] while it runs; it makes no audit record and no
+// decision-latency measurement.
 func (c *Client) Wait(ctx context.Context, p *Pause, o *WaitOptions) (*Task, error) {
 	if c == nil {
 		return nil, errNilClient
@@ -58,7 +63,13 @@ func (c *Client) Wait(ctx context.Context, p *Pause, o *WaitOptions) (*Task, err
 	if p == nil {
 		return nil, ErrNotPaused
 	}
-	return c.wait(ctx, p.Endpoint, p.TaskID, inClass(p.Class), o)
+	var t *Task
+	_, err := c.cfg.Observe(ctx, question(p), func(ctx context.Context) (*transport.Result, error) {
+		var err error
+		t, err = c.wait(ctx, p.Endpoint, p.TaskID, inClass(p.Class), o)
+		return nil, err
+	})
+	return t, err
 }
 
 // inClass keeps a wait going while the task works, is in an unknown state, or is still in
@@ -414,8 +425,8 @@ func question(p *Pause) transport.Question {
 	return q
 }
 
-// Pending lists the tasks this client is carrying on now ([Client.Run]), oldest first: one
-// entry per running Run, removed when it returns. Safe for concurrent use. The client keeps
+// Pending lists the tasks this client is carrying on now ([Client.Run], [Client.Wait]),
+// oldest first: one entry per running Run or Wait, removed when it returns. Safe for concurrent use. The client keeps
 // no store of its own (hitl's Client lists stored A2A pauses too).
 func (c *Client) Pending() []transport.Pending {
 	if c == nil {

@@ -47,17 +47,23 @@
 //
 // # Telemetry
 //
-// Every wait of the module's clients — hitl's Client.Do, Wait and Resume and its
-// RoundTripper, a2a's Client.Run, hxp's and hi's Client.Wait, hi.FanOut — is one
+// Every wait of the module's clients — hitl's Client.Do, Wait and Resume and its RoundTripper,
+// a2a's Client.Run and Client.Wait, hxp's and hi's Client.Wait, hi.FanOut — is one
 // OpenTelemetry span, a child of the span in the caller's context, from the moment a human is
-// needed (before the question is forwarded) to the Result; the requests it sends (polls,
-// event streams, task queries, the HXP WebSocket handshake) carry its trace context through
-// the configured propagator. Only the OpenTelemetry API is used: the providers are
+// needed (before the question is forwarded) to the Result; the requests it sends (polls, event
+// streams, task queries, the HXP WebSocket handshake) carry its trace context through the
+// configured propagator. Only the OpenTelemetry API is used: the providers are
 // [WithTracerProvider] and [WithMeterProvider], the global ones by default; while no tracer
 // provider is installed no span is started, and instruments of a provider without a reader
 // record nothing. A wait of one's own on [Wait] runs inside its caller's span and adds
-// nothing. One audit [Record] per Result goes to [WithAudit]'s hook; every client's Pending
-// method lists the questions still open.
+// nothing. a2a's Client.Wait returns a task, not a decision: its span has no hitl.status or
+// hitl.decision, and it adds no decision latency and no audit record. The integration modules
+// (hitladk, hitleino, hitlgenkit, hitlslack, hitlmcp, hitlmcpgo, temporal) wait through the
+// hitl.Client they are given: their waits are its spans, audit records and Pending entries.
+// hitlmcp's and hitlmcpgo's tools wait once per tool call, for at most their Check: a call
+// that returns before the human decided is a span that ends with error.type deadline_exceeded,
+// and the call that brings the decision is the span with it. One audit [Record] per Result
+// goes to [WithAudit]'s hook; every client's Pending method lists the questions still open.
 //
 // The span is named hitl.wait (kind client). Its names, where OpenTelemetry's semantic
 // conventions have none, are in the hitl.* namespace:

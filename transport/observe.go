@@ -37,7 +37,9 @@ type Question struct {
 // Observe runs wait as one observed wait on q and returns its outcome: one span named
 // hitl.wait, a child of the span in ctx (while a tracer provider is installed), the wait
 // metrics, an entry in [Config.Pending] while it runs, and, for a Result, one audit [Record]
-// to [WithAudit]'s hook. The [Wait]s run under the context wait is given record their polls,
+// to [WithAudit]'s hook; wait returning neither a Result nor an error is a wait that ends
+// without a decision: its span has no status or decision, and it adds no decision latency.
+// The [Wait]s run under the context wait is given record their polls,
 // wake-ups and reconnects on the span, and the requests sent through the Config's Service
 // carry its trace context. A question wait forwards to a human is recorded with [Forwarded].
 //
@@ -99,7 +101,11 @@ func (o *observation) end(ctx context.Context, res *Result, err error) {
 	if o.c.open != nil {
 		o.c.open.remove(o)
 	}
-	if err != nil || res == nil {
+	if err == nil && res == nil {
+		o.w.EndUndecided(ctx) // a wait that returns no Result (a2a's Client.Wait)
+		return
+	}
+	if err != nil {
 		o.w.End(ctx, "", "", false, "", err)
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/hitlkit/hitlkit/a2a"
 	"github.com/hitlkit/hitlkit/a2a/a2atest"
+	"github.com/hitlkit/hitlkit/hi"
 	"github.com/hitlkit/hitlkit/hitl"
 	"github.com/hitlkit/hitlkit/hitl/hitltest"
 	"github.com/hitlkit/hitlkit/hxp"
@@ -28,15 +30,19 @@ import (
 // sdk is the OpenTelemetry SDK with in-memory exporters, and an audit sink, as options.
 type sdk struct {
 	spans   *tracetest.InMemoryExporter
+	tp      *sdktrace.TracerProvider
 	reader  *sdkmetric.ManualReader
 	records []transport.Record
 	opts    []transport.Option
+	// sent, when set, returns the headers of the requests the fake under test received.
+	sent func() []http.Header
 }
 
 func newSDK(t *testing.T) *sdk {
 	s := &sdk{spans: tracetest.NewInMemoryExporter(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(s.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(s.reader))
+	s.tp = tp
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) })
 	s.opts = []transport.Option{transport.WithTracerProvider(tp), transport.WithMeterProvider(mp),
 		transport.WithPropagator(propagation.TraceContext{}),
@@ -102,8 +108,9 @@ func (s *sdk) span(t *testing.T, protocol string) sdktrace.ReadOnlySpan {
 	return nil
 }
 
-// A hostile run: secrets in the credential, the prompt, the review URL's token, the answer
-// and a failing poll's error. None reaches a span, an event, a metric or an audit record.
+// A hostile run: secrets in the credential, the prompt, the review URL's token, the answer,
+// a failing poll's error and a failing forwarder's, over HITL, HXP, A2A and HI. None
+// reaches a span, an event, a metric or an audit record.
 func TestNoSecretInTelemetry(t *testing.T) {
 	s := newSDK(t)
 	svc := hitltest.NewServer(t)
@@ -179,8 +186,63 @@ func TestNoSecretInTelemetry(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A forwarder that fails with a secret in its error's text.
+	failing, err := hitl.NewClient(append(s.opts, transport.WithHTTPClient(svc.Client()), transport.WithAllowPrivateAddresses(),
+		hitl.WithForwarder(func(context.Context, *hitl.Interrupt) error { return errors.New("SECRET-forward-error") }))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := json.Marshal(map[string]string{"prompt": prompt})
+	req, _ := http.NewRequest(http.MethodPost, svc.URL+"/actions/approval", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	if _, err := failing.Do(context.Background(), req, nil); err == nil || !strings.Contains(err.Error(), "SECRET-forward-error") {
+		t.Fatalf("Do with a failing forwarder = %v", err)
+	}
+
+	// An A2A run: a secret credential, message and answer.
+	agent := a2atest.NewAgent(t)
+	ac, err := a2a.NewClient(append(s.opts, transport.WithHTTPClient(agent.Client()), transport.WithAllowPrivateAddresses(),
+		transport.WithAuthorization(transport.StaticToken("SECRET-a2a-credential")))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := agent.Endpoint(a2a.REST03)
+	ev, err := ac.Send(context.Background(), ep, a2a.Message{Parts: []a2a.Part{a2a.TextPart("Delete SECRET-a2a-message.")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ac.Run(wctx, a2a.NewPause(ep, ev.Task), func(_ context.Context, p *a2a.Pause) (a2a.Answer, error) {
+		a := a2a.Approve(p)
+		a.Parts = append(a.Parts, a2a.TextPart("SECRET-a2a-answer"))
+		return a, nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	// An HI interaction: a secret credential, summary and reason.
+	it := interaction(t)
+	it.AgentOutput.Summary = "Refund SECRET-hi-summary"
+	it.Status = hi.StatusResolved
+	it.History = []hi.Feedback{{ParticipantID: "p1", Action: "approve", Reason: "SECRET-hi-reason"},
+		{ParticipantID: "p2", Action: "approve", InputText: "SECRET-hi-input"}}
+	hiBody, _ := json.Marshal(it)
+	hiSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(hiBody) }))
+	defer hiSrv.Close()
+	hic, err := hi.NewClient(hiSrv.URL, append(s.opts, transport.WithHTTPClient(hiSrv.Client()), transport.WithAllowPrivateAddresses(),
+		transport.WithAuthorization(transport.StaticToken("SECRET-hi-credential")))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hic.Wait(wctx, it.InteractionID); err != nil {
+		t.Fatal(err)
+	}
+
 	all := s.everything(t)
-	secrets := []string{cred, prompt, "SECRET-prompt", answer, "SECRET-query", "SECRET-hxp", hxptest.DefaultAgentKey}
+	for _, p := range []string{"hitl", "a2a", "hxp", "hi"} {
+		s.span(t, p) // every protocol's wait was observed
+	}
+	secrets := []string{cred, prompt, "SECRET-prompt", answer, "SECRET-query", "SECRET-hxp", hxptest.DefaultAgentKey,
+		"SECRET-forward", "SECRET-a2a", "SECRET-hi"}
 	if u := reviewURL; u != "" {
 		secrets = append(secrets, u)
 		if i := strings.Index(u, "?"); i >= 0 {

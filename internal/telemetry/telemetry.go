@@ -292,8 +292,20 @@ func (w *Wait) Began() time.Time {
 }
 
 // End ends the span and records the wait's outcome: status and decision (both "" when err is
-// not nil), whether a default applied, and learnedBy. Only the first call counts.
+// not nil), whether a default applied, and learnedBy. Only the first call (of End or
+// EndUndecided) counts.
 func (w *Wait) End(ctx context.Context, status, decision string, defaulted bool, learnedBy string, err error) {
+	w.end(ctx, err == nil, status, decision, defaulted, learnedBy, err)
+}
+
+// EndUndecided ends the span of a wait that ended without error and without a decision (a
+// wait on an A2A task, which returns the task): no status or decision on the span, and no
+// decision latency.
+func (w *Wait) EndUndecided(ctx context.Context) {
+	w.end(ctx, false, "", "", false, "", nil)
+}
+
+func (w *Wait) end(ctx context.Context, decided bool, status, decision string, defaulted bool, learnedBy string, err error) {
 	if w == nil || !w.ended.CompareAndSwap(false, true) {
 		return
 	}
@@ -301,7 +313,7 @@ func (w *Wait) End(ctx context.Context, status, decision string, defaulted bool,
 	if t.open.Enabled(ctx) {
 		t.open.Add(ctx, -1, metric.WithAttributes(attribute.String(AttrProtocol, w.protocol)))
 	}
-	if err == nil && t.latency.Enabled(ctx) {
+	if decided && t.latency.Enabled(ctx) {
 		t.latency.Record(ctx, time.Since(w.began).Seconds(), metric.WithAttributes(
 			attribute.String(AttrProtocol, w.protocol), attribute.String(AttrStatus, status),
 			attribute.String(AttrDecision, decision)))
@@ -315,7 +327,7 @@ func (w *Wait) End(ctx context.Context, status, decision string, defaulted bool,
 		w.span.SetAttributes(attribute.String(AttrErrorType, ErrorType(err)))
 		// The error's text may name what a caller passed; its type says what happened.
 		w.span.SetStatus(codes.Error, ErrorType(err))
-	} else {
+	} else if decided {
 		w.span.SetAttributes(attribute.String(AttrStatus, status), attribute.String(AttrDecision, decision),
 			attribute.Bool(AttrDefault, defaulted), attribute.String(AttrLearnedBy, learnedBy))
 	}
