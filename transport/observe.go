@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -44,7 +45,7 @@ type Question struct {
 // carry its trace context. A question wait forwards to a human is recorded with [Forwarded].
 //
 // Inside a wait observed on the same question (a wait that runs another client's wait on it)
-// wait runs as part of that one. Safe for concurrent use; it adds two allocations to a wait.
+// wait runs as part of that one. Safe for concurrent use; it adds three allocations to a wait.
 // This is how every client of this module observes its waits (see "Telemetry" in the package
 // documentation); a client of one's own on [NewConfig] does the same.
 func (c *Config) Observe(ctx context.Context, q Question, wait func(ctx context.Context) (*Result, error)) (*Result, error) {
@@ -101,8 +102,10 @@ func (o *observation) end(ctx context.Context, res *Result, err error) {
 	if o.c.open != nil {
 		o.c.open.remove(o)
 	}
-	if err == nil && res == nil {
-		o.w.EndUndecided(ctx) // a wait that returns no Result (a2a's Client.Wait)
+	if (err == nil && res == nil) || (err != nil && errors.Is(context.Cause(ctx), telemetry.Paused)) {
+		// A wait that returns no Result (a2a's Client.Wait), or one its caller paused on
+		// purpose with the question still open (an MCP tool call's check).
+		o.w.EndUndecided(ctx)
 		return
 	}
 	if err != nil {

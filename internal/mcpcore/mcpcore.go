@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/telemetry"
 	"github.com/hitlkit/hitlkit/transport"
 )
 
@@ -398,14 +399,14 @@ func check[R any](ctx context.Context, e *Engine, c *Call, p *Paused, joined boo
 	if wait <= 0 {
 		wait = DefaultCheck
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeoutCause(ctx, wait, telemetry.Paused) // the check ends, the case stays open
 	defer cancel()
 	progress := startProgress(wctx, c.Notify, time.UnixMilli(p.Opened))
 	r, err := e.Client.Wait(wctx, p.Interrupt, &hitl.WaitOptions{PollOnly: true, NoReminders: true, OnUpdate: progress.update})
 	progress.stop()
 	switch {
 	case err == nil:
-	case ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+	case ctx.Err() == nil && wctx.Err() != nil:
 		return ask[R](e, c, p) // not decided yet
 	case ctx.Err() == nil:
 		e.forget(c.Bind, p.Call) // the case cannot be read: a repeat opens a new one

@@ -112,6 +112,12 @@ func New(tp trace.TracerProvider, mp metric.MeterProvider, prop propagation.Text
 }
 
 // noop serves a client configured without telemetry (a zero configuration in a test).
+// Paused is the cause a caller gives the context of a wait it ends on purpose while the
+// question stays open — an MCP tool call's check, after which the tool answers "still
+// pending" and a later call waits again. A wait ended by it ends its span undecided, not as
+// an error, and makes no audit record.
+var Paused = errors.New("the wait was paused; the question is still open")
+
 var noop = New(tnoop.NewTracerProvider(), mnoop.NewMeterProvider(), propagation.TraceContext{})
 
 // Wait is one observed wait. Its methods are safe for concurrent use and do nothing on a nil
