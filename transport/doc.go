@@ -77,7 +77,7 @@
 //	hitl.status                span, decision.duration    completed, expired, cancelled, rejected, failed
 //	hitl.decision              span, decision.duration    approve, reject, answer, or "" when no person decided
 //	hitl.default_applied       span                       true when an expiry applied the default action
-//	hitl.learned_by            span                       poll, stream (event stream, A2A stream, WebSocket, a Waiter) or callback (signed callback, A2A push)
+//	hitl.learned_by            span                       poll (the source of truth; what A2A streams and pushes wake), stream (event stream, a Waiter), websocket (HXP) or callback (signed)
 //	hitl.polls                 span                       polls answered
 //	hitl.push.wakes            span                       wake-ups from push sources
 //	error.type                 span, event                the error's Go type (*transport.StatusError), canceled or deadline_exceeded

@@ -116,6 +116,9 @@ func (o *observation) end(ctx context.Context, res *Result, err error) {
 	switch o.w.SettledBy() {
 	case 1:
 		learned, confirmed = "stream", false
+		if o.q.Protocol == "hxp" { // HXP's one push source is the request's WebSocket
+			learned = "websocket"
+		}
 	case 2:
 		learned, confirmed = "callback", false
 	}

@@ -99,10 +99,12 @@ type Record struct {
 	DefaultAction  string   `json:"default_action,omitempty"`
 	// RespondedBy is who decided, as the protocol reports it (nil when it does not).
 	RespondedBy *Responder `json:"responded_by,omitempty"`
-	// LearnedBy is how the wait learned the outcome: "poll" (the source of truth), or the push
-	// source that settled it: "stream" (an event stream, an A2A stream, a WebSocket or a
-	// caller's Waiter) or "callback" (a signed HITL callback, an A2A push notification).
-	// Confirmed reports that the source of truth gave the outcome (always true for "poll").
+	// LearnedBy is how the wait learned the outcome: "poll" (the source of truth: a HITL poll,
+	// an A2A tasks/get — what an A2A stream event or push notification wakes —, an HXP
+	// request read), or the push source that settled it: "stream" (a HITL event stream or a
+	// caller's Waiter), "websocket" (an HXP request's WebSocket) or "callback" (a signed HITL
+	// callback). Confirmed reports that the source of truth gave the outcome (always true for
+	// "poll").
 	LearnedBy string `json:"learned_by"`
 	Confirmed bool   `json:"confirmed"`
 	// Evidence is what the protocol offers to back the outcome.

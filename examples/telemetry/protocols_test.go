@@ -334,6 +334,9 @@ func TestHXPWaitRecordsTheReceipt(t *testing.T) {
 	if v, _ := attr(sp, "hitl.kind"); v.AsString() != "hxp/approve" {
 		t.Errorf("hitl.kind = %q", v.Emit())
 	}
+	if len(s.records) == 1 && s.records[0].LearnedBy != "websocket" && s.records[0].LearnedBy != "poll" {
+		t.Errorf("learned_by %q, want websocket or poll", s.records[0].LearnedBy)
+	}
 	rc, _ := hxp.ReceiptOf(res)
 	if len(s.records) != 1 || rc == nil || s.records[0].Evidence.ReceiptHash != rc.EvidenceHash || rc.EvidenceHash == "" {
 		t.Errorf("records %+v, want one with the receipt's evidence hash", s.records)
