@@ -2,6 +2,7 @@ package hitleino_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,4 +47,34 @@ func TestREADMEFirstProgramIsShort(t *testing.T) {
 		}
 	}
 	t.Fatal("README.md has no program")
+}
+
+// TestRootREADME type-checks the repository README's Eino example, with what it takes from
+// the reader's program stubbed.
+func TestRootREADME(t *testing.T) {
+	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 1, readme.Using("hitleino."), `package snippet
+
+import (
+	"context"
+
+	"github.com/cloudwego/eino/adk"
+	"github.com/cloudwego/eino/components/tool"
+
+	"github.com/hitlkit/hitlkit/hitl/hitleino"
+)
+
+var (
+	ctx        context.Context
+	deleteFile tool.InvokableTool
+	ask        hitleino.Asker
+	runner     *adk.Runner
+	ev         *adk.AgentEvent
+	events     *adk.AsyncIterator[*adk.AgentEvent]
+)
+`, map[string]string{
+		"hitleino": "github.com/hitlkit/hitlkit/hitl/hitleino",
+		"tool":     "github.com/cloudwego/eino/components/tool",
+		"adk":      "github.com/cloudwego/eino/adk",
+		"context":  "context",
+	})
 }

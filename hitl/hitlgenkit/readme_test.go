@@ -2,6 +2,7 @@ package hitlgenkit_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,4 +46,34 @@ func TestREADMEFirstProgramIsShort(t *testing.T) {
 		}
 	}
 	t.Fatal("README.md has no program")
+}
+
+// TestRootREADME type-checks the repository README's Genkit example, with what it takes
+// from the reader's program stubbed.
+func TestRootREADME(t *testing.T) {
+	readme.CheckFile(t, filepath.Join("..", "..", "README.md"), 1, readme.Using("hitlgenkit."), `package snippet
+
+import (
+	"context"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
+
+	"github.com/hitlkit/hitlkit/hitl/hitlgenkit"
+)
+
+var (
+	ctx  context.Context
+	g    *genkit.Genkit
+	ask  hitlgenkit.Asker
+	resp *ai.ModelResponse
+)
+
+func deleteFile(path string) (string, error) { return "deleted " + path, nil }
+`, map[string]string{
+		"hitlgenkit": "github.com/hitlkit/hitlkit/hitl/hitlgenkit",
+		"genkit":     "github.com/firebase/genkit/go/genkit",
+		"ai":         "github.com/firebase/genkit/go/ai",
+		"context":    "context",
+	})
 }
