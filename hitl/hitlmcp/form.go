@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hitlkit/hitlkit/internal/jsonname"
+	"github.com/hitlkit/hitlkit/internal/pattern"
 )
 
 // DefaultRounds is how many times [ElicitationHandler] puts a form to the human when their
@@ -82,17 +85,25 @@ func (e *AnswerError) Is(target error) bool { return target == ErrBadAnswer }
 // — each field with the rule it breaks, the string formats email, uri, date and date-time
 // included — when it does not, or another error when the schema cannot be read. A
 // [FormAsker] may call it to re-prompt by itself before it answers. Its work is linear in the
-// size of the schema and the content.
+// size of the schema and the content: a schema whose objects and arrays nest over 32 deep,
+// with a pattern over 1,000 bytes or 1,000 compiled instructions, or with patterns over
+// 20,000 instructions together is refused before its validator sees it.
 func (f *Form) Check(content map[string]any) error {
 	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
 		return nil
 	}
 	if err := schemaKeys(f.Schema); err != nil {
-		// Elicitation schemas are flat; a reference could make validation recurse forever.
+		// Elicitation schemas are flat; a reference could make validation recurse forever,
+		// deep nesting make it quadratic.
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(f.Schema, &s); err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	if err := sizePatterns(reflect.ValueOf(&s), new(int)); err != nil {
+		// The validator compiles every pattern it is given: a short one can compile to
+		// tens of thousands of instructions (milliseconds each).
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
 	resolved, err := s.Resolve(nil)
@@ -113,10 +124,17 @@ func (f *Form) Check(content map[string]any) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	shut := -1 // whether additionalProperties admits nothing, once known
 	for _, name := range names {
 		p := s.Properties[name]
 		if p == nil {
-			if closed(s.AdditionalProperties) {
+			if shut < 0 {
+				shut = 0
+				if closed(s.AdditionalProperties) {
+					shut = 1
+				}
+			}
+			if shut == 1 {
 				problems = append(problems, Problem{Field: name, Rule: "is not a field of the form", Value: shown(name, nil, content[name])})
 			}
 			continue
@@ -152,8 +170,16 @@ var references = func() map[string]bool {
 	return m
 }()
 
+// maxSchemaDepth bounds how deep a requested schema's objects and arrays nest. An elicitation
+// schema is flat (an object of primitive properties: a property's enum, items and titled
+// choices nest five deep); the validator's work grows with the square of the depth — its
+// error for an anyOf quotes every error below it — so 1,300 nested anyOf (16 KiB) took 17 s
+// of CPU.
+const maxSchemaDepth = 32
+
 // schemaKeys reads every key of the schema's JSON, in one pass: an error for a keyword that
-// refers to another schema ($ref and its kin) and for an object that names a key twice. Keys
+// refers to another schema ($ref and its kin), for an object that names a key twice, and for
+// objects and arrays nested over maxSchemaDepth. Keys
 // are compared as encoding/json matches them to the validator's fields ([jsonname.Fold]:
 // "$reF", "$defſ"; and a key named twice fills one field from both copies), so no spelling
 // or repetition hides a reference from this check and hands it to the validator, which would
@@ -175,6 +201,9 @@ func schemaKeys(schema []byte) error {
 		}
 		switch t := tok.(type) {
 		case json.Delim:
+			if (t == '{' || t == '[') && len(inArray) >= maxSchemaDepth {
+				return fmt.Errorf("objects and arrays nested over %d deep; an elicitation schema is an object of primitive properties", maxSchemaDepth)
+			}
 			switch t {
 			case '{':
 				objects = append(objects, map[string]bool{})
@@ -208,6 +237,74 @@ func schemaKeys(schema []byte) error {
 		// A value ended: the innermost object wants its next key.
 		wantKey = len(inArray) > 0 && !inArray[len(inArray)-1]
 	}
+}
+
+// maxSchemaInsts bounds the instructions of all the patterns of a requested schema
+// together, each occurrence counted (the validator compiles each), as a HITL form's patterns
+// are bounded (hitl.ParseForm).
+const maxSchemaInsts = 20000
+
+var (
+	schemaPtr   = reflect.TypeFor[*jsonschema.Schema]()
+	schemaSlice = reflect.TypeFor[[]*jsonschema.Schema]()
+	schemaMap   = reflect.TypeFor[map[string]*jsonschema.Schema]()
+)
+
+// sizePatterns sizes, without compiling, every pattern the validator would compile in the
+// schema v (a *jsonschema.Schema) and every schema within it — each pattern and each name of
+// patternProperties — adding their instructions to *total: an error for a pattern that is
+// not RE2 syntax, over 1,000 bytes or 1,000 instructions ([pattern.Size]), or for a total
+// over maxSchemaInsts. Every exported field holding schemas is followed, so a keyword the
+// validator reads is not missed whatever its name. Its work is linear in the schema.
+func sizePatterns(v reflect.Value, total *int) error {
+	add := func(p string) error {
+		n, err := pattern.Size(p)
+		if err != nil {
+			return fmt.Errorf("pattern %.40q: %w: a pattern may be %d bytes and compile to %d instructions at most (RE2 syntax)", p, err, pattern.MaxLen, pattern.MaxInsts)
+		}
+		if *total += n; *total > maxSchemaInsts {
+			return fmt.Errorf("the patterns compile to more than %d instructions together; use fewer or smaller patterns", maxSchemaInsts)
+		}
+		return nil
+	}
+	switch v.Type() {
+	case schemaPtr:
+		if v.IsNil() {
+			return nil
+		}
+		s := v.Interface().(*jsonschema.Schema)
+		if s.Pattern != "" {
+			if err := add(s.Pattern); err != nil {
+				return err
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+			if err := add(p); err != nil {
+				return err
+			}
+		}
+		e := v.Elem()
+		for i := range e.NumField() {
+			if f := e.Field(i); e.Type().Field(i).IsExported() && (f.Type() == schemaPtr || f.Type() == schemaSlice || f.Type() == schemaMap) {
+				if err := sizePatterns(f, total); err != nil {
+					return err
+				}
+			}
+		}
+	case schemaSlice:
+		for i := range v.Len() {
+			if err := sizePatterns(v.Index(i), total); err != nil {
+				return err
+			}
+		}
+	case schemaMap:
+		for it := v.MapRange(); it.Next(); {
+			if err := sizePatterns(it.Value(), total); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // closed reports whether an additionalProperties schema admits nothing (false).
