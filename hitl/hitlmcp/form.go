@@ -87,7 +87,9 @@ func (e *AnswerError) Is(target error) bool { return target == ErrBadAnswer }
 // [FormAsker] may call it to re-prompt by itself before it answers. Its work is linear in the
 // size of the schema and the content: a schema whose objects and arrays nest over 32 deep,
 // with a pattern over 1,000 bytes or 1,000 compiled instructions, or with patterns over
-// 20,000 instructions together is refused before its validator sees it.
+// 20,000 instructions together is refused before its validator sees it, and an answer whose
+// text could cost over 8,388,608 steps of matching against the patterns (as many as a HITL
+// form's check allows) is not matched: it is a problem to put back, too long to check.
 func (f *Form) Check(content map[string]any) error {
 	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
 		return nil
@@ -101,7 +103,8 @@ func (f *Form) Check(content map[string]any) error {
 	if err := json.Unmarshal(f.Schema, &s); err != nil {
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
-	if err := sizePatterns(reflect.ValueOf(&s), new(int)); err != nil {
+	insts := 0
+	if err := sizePatterns(reflect.ValueOf(&s), &insts); err != nil {
 		// The validator compiles every pattern it is given: a short one can compile to
 		// tens of thousands of instructions (milliseconds each).
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
@@ -114,6 +117,13 @@ func (f *Form) Check(content map[string]any) error {
 		content = map[string]any{}
 	}
 	var problems []Problem
+	// The validator matches each string of the answer, keys included, against the patterns
+	// that apply to it: (len+1) × their instructions at most. An answer that could cost
+	// more than a HITL form's check (pattern.MaxSteps) is not matched at all.
+	match := insts == 0 || textCost(reflect.ValueOf(content), insts) <= pattern.MaxSteps
+	if !match {
+		problems = append(problems, Problem{Rule: fmt.Sprintf("the answer's text is too long to check against the form's patterns (%d instructions); shorten it", insts)})
+	}
 	for _, name := range s.Required {
 		if _, ok := content[name]; !ok {
 			problems = append(problems, Problem{Field: name, Rule: "is required"})
@@ -139,7 +149,7 @@ func (f *Form) Check(content map[string]any) error {
 			}
 			continue
 		}
-		for _, rule := range broken(p, content[name]) {
+		for _, rule := range broken(p, content[name], match) {
 			problems = append(problems, Problem{Field: name, Rule: rule, Value: shown(name, p, content[name])})
 		}
 	}
@@ -307,13 +317,52 @@ func sizePatterns(v reflect.Value, total *int) error {
 	return nil
 }
 
+// textCost is what matching every string in v (map keys included) against patterns of
+// insts instructions in all may cost, in steps as pattern.MaxSteps counts them; it stops
+// counting past pattern.MaxSteps.
+func textCost(v reflect.Value, insts int) int {
+	cost := 0
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if cost > pattern.MaxSteps || !v.IsValid() {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.String:
+			cost += min(v.Len()+1, pattern.MaxSteps+1) * insts
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		}
+	}
+	walk(v)
+	return cost
+}
+
 // closed reports whether an additionalProperties schema admits nothing (false).
 func closed(s *jsonschema.Schema) bool {
 	return s != nil && !validates(s, "")
 }
 
-// broken is every rule of the property schema p that v breaks, in words.
-func broken(p *jsonschema.Schema, v any) []string {
+// broken is every rule of the property schema p that v breaks, in words; its pattern only
+// when match.
+func broken(p *jsonschema.Schema, v any, match bool) []string {
 	types := p.Types
 	if p.Type != "" {
 		types = []string{p.Type}
@@ -334,7 +383,7 @@ func broken(p *jsonschema.Schema, v any) []string {
 		if !formatOK(p.Format, x) {
 			out = append(out, "must be "+formatWords[p.Format])
 		}
-		if p.Pattern != "" && !validates(&jsonschema.Schema{Pattern: p.Pattern}, x) {
+		if match && p.Pattern != "" && !validates(&jsonschema.Schema{Pattern: p.Pattern}, x) {
 			out = append(out, "must match the pattern "+p.Pattern)
 		}
 	case float64, json.Number, int, int64:
@@ -373,7 +422,7 @@ func broken(p *jsonschema.Schema, v any) []string {
 	if opts := choices(p); len(opts) > 0 && !set(opts)[key(v)] {
 		out = append(out, "must be one of: "+list(opts))
 	}
-	if len(out) == 0 && !validates(p, v) {
+	if len(out) == 0 && match && !validates(p, v) {
 		out = append(out, "does not satisfy its schema")
 	}
 	return out

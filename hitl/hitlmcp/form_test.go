@@ -348,3 +348,22 @@ func TestFormCheckBoundsNesting(t *testing.T) {
 		t.Errorf("a titled multi-select: %v", err)
 	}
 }
+
+// TestFormCheckBoundsMatching: an answer whose text could cost more than 8,388,608 steps of
+// matching against the schema's patterns (pattern.MaxSteps, as a HITL form's check) is put
+// back as too long to check, without being matched, where a 64 KiB value against a
+// 998-instruction pattern was matched (0.4 s); a value within the budget is still matched.
+func TestFormCheckBoundsMatching(t *testing.T) {
+	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"[a-z]{330}x"},"n":{"type":"number"}}}`)}
+	var ae *hitlmcp.AnswerError
+	err := f.Check(map[string]any{"a": strings.Repeat("a", 64<<10), "n": "x"})
+	if !errors.As(err, &ae) || len(ae.Problems) != 2 || !strings.Contains(ae.Problems[0].Rule, "too long to check") || ae.Problems[1].Field != "n" {
+		t.Fatalf("Check of a 64 KiB value = %v; want it too long to check, unmatched, and n's type named", err)
+	}
+	if err := f.Check(map[string]any{"a": strings.Repeat("a", 330) + "x"}); err != nil {
+		t.Errorf("a matching value: %v", err)
+	}
+	if err := f.Check(map[string]any{"a": strings.Repeat("a", 1000)}); !errors.As(err, &ae) || !strings.Contains(ae.Error(), "must match the pattern") {
+		t.Errorf("a value within the budget that does not match: %v", err)
+	}
+}
