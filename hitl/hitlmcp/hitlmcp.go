@@ -44,13 +44,17 @@
 //
 //	cd hitl/hitlmcp && go test -run '^$' -bench FormCheck -benchtime 3x .
 //
-// (2026-11-26, on the commit that bounded them, a 2-core machine at load average 12–15) on
-// schemas of many fields with patterns, the largest patterns accepted, many plain fields, one
-// long enum, unknown keywords, a long digit run and deep nesting, the CPU time per byte
-// (cpu-ns/B) at 1 KiB, 64 KiB and 1 MiB, over the shapes: 91–788, 6–633, 0.1–926. The dearest
-// shape at 1 MiB, plain fields, rises 1.7× from 1 KiB (about 1 s of CPU for 1 MiB); every
-// other shape costs less per byte at 1 MiB than at 1 KiB. A sealed requestState is read only
-// up to 64 KiB.
+// (2026-11-26, a 2-core machine at load average about 1) on schemas of many fields with
+// patterns, the largest patterns accepted, many plain fields, one long enum, unknown
+// keywords, a long digit run and deep nesting, the CPU time per byte (cpu-ns/B) at 1 KiB,
+// 64 KiB and 1 MiB, over the shapes: 50–956, 0.7–592, 0.1–779. No shape costs more per byte
+// at 1 MiB than at 1 KiB; the dearest there, plain fields, is about 0.8 s of CPU for 1 MiB.
+// A sealed requestState is read only up to 64 KiB.
+//
+// Before [ElicitationHandler] is called, go-sdk v1.8.0's client reads the requested schema
+// itself with jsonschema-go, whose reading grows with depth × size within go-sdk's nesting
+// limit of 1,000: a schema of 32 subtrees nested 980 deep (245 KiB) took 12 s before
+// the handler refused it. That work is go-sdk's, done before this package sees the request.
 package hitlmcp
 
 import (
