@@ -269,3 +269,39 @@ func respelled(token string) string {
 	last := strings.IndexByte(alphabet, token[len(token)-1])
 	return token[:len(token)-1] + string(alphabet[last^1])
 }
+
+// TestJWTKeySizeBounded: a sender's key over 8,192 bits is never used: JWKSKeys leaves it out
+// of the key set, and Verify refuses one a Key function returns before any arithmetic with
+// it, where verifying against a 131,072-bit modulus (16 KiB in a JWKS document) took 5 s of
+// CPU per notification, the cost growing with the square of the modulus' length.
+func TestJWTKeySizeBounded(t *testing.T) {
+	small, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := new(big.Int).Lsh(big.NewInt(1), 16383)
+	huge.SetBit(huge, 0, 1) // 16,384 bits, odd: what an RSA modulus looks like
+	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+	jwks := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []any{
+			map[string]any{"kty": "RSA", "kid": "big", "n": b64(huge.Bytes()), "e": "AQAB"},
+			map[string]any{"kty": "RSA", "kid": "k1", "n": b64(small.N.Bytes()), "e": "AQAB"},
+		}})
+	})
+	keys := a2a.JWKSKeys(&http.Client{Transport: &memhttp.Transport{Handler: jwks}}, "https://sender.example/.well-known/jwks.json")
+	if k, err := keys(t.Context(), "big", false); err == nil || k != nil {
+		t.Errorf("a 16,384-bit key from the JWKS: returned %v, %v; want it left out", k != nil, err)
+	}
+	if k, err := keys(t.Context(), "k1", false); err != nil || k.N.Cmp(small.N) != 0 {
+		t.Errorf("a 2,048-bit key from the JWKS: returned %v, %v", k != nil, err)
+	}
+	seg := func(v any) string { b, _ := json.Marshal(v); return b64(b) }
+	token := "Bearer " + seg(map[string]string{"alg": "RS256", "kid": "big"}) + "." + seg(map[string]any{"iat": time.Now().Unix()}) + "." + b64(make([]byte, 2048))
+	v := &a2a.JWTVerifier{Key: func(context.Context, string, bool) (*rsa.PublicKey, error) {
+		return &rsa.PublicKey{N: huge, E: 65537}, nil
+	}}
+	err = v.Verify(t.Context(), token, []byte("{}"))
+	if !errors.Is(err, a2a.ErrBadSignature) || !strings.Contains(err.Error(), "16384 bits") {
+		t.Errorf("Verify with a 16,384-bit key = %v; want it refused for its size", err)
+	}
+}

@@ -195,6 +195,19 @@
 //     testing/synctest, which fails on a leaked goroutine, and every package's tests end with a
 //     goleak check.
 //
+// # Bounded work
+//
+// A [Webhook] reads a body up to MaxBody (64 KiB by default), computes its MAC once, and
+// hands it to the Parse it was given only when the MAC verifies: linear in the body, plus
+// what that Parse costs. Measured with
+//
+//	go test -run '^$' -bench Webhook -benchtime 3x ./transport
+//
+// (2026-11-26, a 2-core machine at load average 2–4; MaxBody raised to 2 MiB so that 1 MiB is
+// read) on signed bodies holding a long digit run, deep nesting, many keys, one key repeated
+// or a string of escapes, with a Parse that decodes the body with encoding/json, the CPU time
+// per byte (cpu-ns/B) at 1 KiB, 64 KiB and 1 MiB, over the shapes: 53–124, 10–18, 4–19.
+//
 // # Fuzzing
 //
 // FuzzWebhook sends [Webhook] any body and signature: it answers without panicking and wakes

@@ -38,7 +38,7 @@ func acmeParse(body []byte) (string, string, error) {
 	return n.ID, n.Event, nil
 }
 
-func newWebhook(t *testing.T, o transport.WebhookOptions) *transport.Webhook {
+func newWebhook(t testing.TB, o transport.WebhookOptions) *transport.Webhook {
 	t.Helper()
 	if o.Secret == nil {
 		o.Secret = webhookSecret

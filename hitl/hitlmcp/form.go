@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/hitlkit/hitlkit/internal/jsonname"
+	"github.com/hitlkit/hitlkit/internal/pattern"
 )
 
 // DefaultRounds is how many times [ElicitationHandler] puts a form to the human when their
@@ -82,17 +85,28 @@ func (e *AnswerError) Is(target error) bool { return target == ErrBadAnswer }
 // — each field with the rule it breaks, the string formats email, uri, date and date-time
 // included — when it does not, or another error when the schema cannot be read. A
 // [FormAsker] may call it to re-prompt by itself before it answers. Its work is linear in the
-// size of the schema and the content.
+// size of the schema and the content: a schema whose objects and arrays nest over 32 deep,
+// with a pattern over 1,000 bytes or 1,000 compiled instructions, or with patterns over
+// 20,000 instructions together is refused before its validator sees it, and an answer whose
+// text could cost over 8,388,608 steps of matching against the patterns (as many as a HITL
+// form's check allows) is not matched: it is a problem to put back, too long to check.
 func (f *Form) Check(content map[string]any) error {
 	if f == nil || len(f.Schema) == 0 || string(f.Schema) == "null" {
 		return nil
 	}
 	if err := schemaKeys(f.Schema); err != nil {
-		// Elicitation schemas are flat; a reference could make validation recurse forever.
+		// Elicitation schemas are flat; a reference could make validation recurse forever,
+		// deep nesting make it quadratic.
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(f.Schema, &s); err != nil {
+		return fmt.Errorf("hitlmcp: requested schema: %w", err)
+	}
+	insts := 0
+	if err := sizePatterns(reflect.ValueOf(&s), &insts); err != nil {
+		// The validator compiles every pattern it is given: a short one can compile to
+		// tens of thousands of instructions (milliseconds each).
 		return fmt.Errorf("hitlmcp: requested schema: %w", err)
 	}
 	resolved, err := s.Resolve(nil)
@@ -103,6 +117,13 @@ func (f *Form) Check(content map[string]any) error {
 		content = map[string]any{}
 	}
 	var problems []Problem
+	// The validator matches each string of the answer, keys included, against the patterns
+	// that apply to it: (len+1) × their instructions at most. An answer that could cost
+	// more than a HITL form's check (pattern.MaxSteps) is not matched at all.
+	match := insts == 0 || textCost(reflect.ValueOf(content), insts) <= pattern.MaxSteps
+	if !match {
+		problems = append(problems, Problem{Rule: fmt.Sprintf("the answer's text is too long to check against the form's patterns (%d instructions); shorten it", insts)})
+	}
 	for _, name := range s.Required {
 		if _, ok := content[name]; !ok {
 			problems = append(problems, Problem{Field: name, Rule: "is required"})
@@ -113,15 +134,22 @@ func (f *Form) Check(content map[string]any) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	shut := -1 // whether additionalProperties admits nothing, once known
 	for _, name := range names {
 		p := s.Properties[name]
 		if p == nil {
-			if closed(s.AdditionalProperties) {
+			if shut < 0 {
+				shut = 0
+				if closed(s.AdditionalProperties) {
+					shut = 1
+				}
+			}
+			if shut == 1 {
 				problems = append(problems, Problem{Field: name, Rule: "is not a field of the form", Value: shown(name, nil, content[name])})
 			}
 			continue
 		}
-		for _, rule := range broken(p, content[name]) {
+		for _, rule := range broken(p, content[name], match) {
 			problems = append(problems, Problem{Field: name, Rule: rule, Value: shown(name, p, content[name])})
 		}
 	}
@@ -152,8 +180,16 @@ var references = func() map[string]bool {
 	return m
 }()
 
+// maxSchemaDepth bounds how deep a requested schema's objects and arrays nest. An elicitation
+// schema is flat (an object of primitive properties: a property's enum, items and titled
+// choices nest five deep); the validator's work grows with the square of the depth — its
+// error for an anyOf quotes every error below it — so 1,300 nested anyOf (16 KiB) took 17 s
+// of CPU.
+const maxSchemaDepth = 32
+
 // schemaKeys reads every key of the schema's JSON, in one pass: an error for a keyword that
-// refers to another schema ($ref and its kin) and for an object that names a key twice. Keys
+// refers to another schema ($ref and its kin), for an object that names a key twice, and for
+// objects and arrays nested over maxSchemaDepth. Keys
 // are compared as encoding/json matches them to the validator's fields ([jsonname.Fold]:
 // "$reF", "$defſ"; and a key named twice fills one field from both copies), so no spelling
 // or repetition hides a reference from this check and hands it to the validator, which would
@@ -175,6 +211,9 @@ func schemaKeys(schema []byte) error {
 		}
 		switch t := tok.(type) {
 		case json.Delim:
+			if (t == '{' || t == '[') && len(inArray) >= maxSchemaDepth {
+				return fmt.Errorf("objects and arrays nested over %d deep; an elicitation schema is an object of primitive properties", maxSchemaDepth)
+			}
 			switch t {
 			case '{':
 				objects = append(objects, map[string]bool{})
@@ -210,13 +249,120 @@ func schemaKeys(schema []byte) error {
 	}
 }
 
+// maxSchemaInsts bounds the instructions of all the patterns of a requested schema
+// together, each occurrence counted (the validator compiles each), as a HITL form's patterns
+// are bounded (hitl.ParseForm).
+const maxSchemaInsts = 20000
+
+var (
+	schemaPtr   = reflect.TypeFor[*jsonschema.Schema]()
+	schemaSlice = reflect.TypeFor[[]*jsonschema.Schema]()
+	schemaMap   = reflect.TypeFor[map[string]*jsonschema.Schema]()
+)
+
+// sizePatterns sizes, without compiling, every pattern the validator would compile in the
+// schema v (a *jsonschema.Schema) and every schema within it — each pattern and each name of
+// patternProperties — adding their instructions to *total: an error for a pattern that is
+// not RE2 syntax, over 1,000 bytes or 1,000 instructions ([pattern.Size]), or for a total
+// over maxSchemaInsts. Every exported field holding schemas is followed, so a keyword the
+// validator reads is not missed whatever its name. Its work is linear in the schema.
+func sizePatterns(v reflect.Value, total *int) error {
+	add := func(p string) error {
+		n, err := pattern.Size(p)
+		if err != nil {
+			return fmt.Errorf("pattern %.40q: %w: a pattern may be %d bytes and compile to %d instructions at most (RE2 syntax)", p, err, pattern.MaxLen, pattern.MaxInsts)
+		}
+		if *total += n; *total > maxSchemaInsts {
+			return fmt.Errorf("the patterns compile to more than %d instructions together; use fewer or smaller patterns", maxSchemaInsts)
+		}
+		return nil
+	}
+	switch v.Type() {
+	case schemaPtr:
+		if v.IsNil() {
+			return nil
+		}
+		s := v.Interface().(*jsonschema.Schema)
+		if s.Pattern != "" {
+			if err := add(s.Pattern); err != nil {
+				return err
+			}
+		}
+		for _, p := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+			if err := add(p); err != nil {
+				return err
+			}
+		}
+		e := v.Elem()
+		for i := range e.NumField() {
+			if f := e.Field(i); e.Type().Field(i).IsExported() && (f.Type() == schemaPtr || f.Type() == schemaSlice || f.Type() == schemaMap) {
+				if err := sizePatterns(f, total); err != nil {
+					return err
+				}
+			}
+		}
+	case schemaSlice:
+		for i := range v.Len() {
+			if err := sizePatterns(v.Index(i), total); err != nil {
+				return err
+			}
+		}
+	case schemaMap:
+		for it := v.MapRange(); it.Next(); {
+			if err := sizePatterns(it.Value(), total); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// textCost is what matching every string in v (map keys included) against patterns of
+// insts instructions in all may cost, in steps as pattern.MaxSteps counts them; it stops
+// counting past pattern.MaxSteps.
+func textCost(v reflect.Value, insts int) int {
+	cost := 0
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		if cost > pattern.MaxSteps || !v.IsValid() {
+			return
+		}
+		switch v.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		case reflect.String:
+			cost += min(v.Len()+1, pattern.MaxSteps+1) * insts
+		case reflect.Slice, reflect.Array:
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Map:
+			for it := v.MapRange(); it.Next(); {
+				walk(it.Key())
+				walk(it.Value())
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				if v.Type().Field(i).IsExported() {
+					walk(v.Field(i))
+				}
+			}
+		}
+	}
+	walk(v)
+	return cost
+}
+
 // closed reports whether an additionalProperties schema admits nothing (false).
 func closed(s *jsonschema.Schema) bool {
 	return s != nil && !validates(s, "")
 }
 
-// broken is every rule of the property schema p that v breaks, in words.
-func broken(p *jsonschema.Schema, v any) []string {
+// broken is every rule of the property schema p that v breaks, in words; its pattern only
+// when match.
+func broken(p *jsonschema.Schema, v any, match bool) []string {
 	types := p.Types
 	if p.Type != "" {
 		types = []string{p.Type}
@@ -237,7 +383,7 @@ func broken(p *jsonschema.Schema, v any) []string {
 		if !formatOK(p.Format, x) {
 			out = append(out, "must be "+formatWords[p.Format])
 		}
-		if p.Pattern != "" && !validates(&jsonschema.Schema{Pattern: p.Pattern}, x) {
+		if match && p.Pattern != "" && !validates(&jsonschema.Schema{Pattern: p.Pattern}, x) {
 			out = append(out, "must match the pattern "+p.Pattern)
 		}
 	case float64, json.Number, int, int64:
@@ -276,7 +422,7 @@ func broken(p *jsonschema.Schema, v any) []string {
 	if opts := choices(p); len(opts) > 0 && !set(opts)[key(v)] {
 		out = append(out, "must be one of: "+list(opts))
 	}
-	if len(out) == 0 && !validates(p, v) {
+	if len(out) == 0 && match && !validates(p, v) {
 		out = append(out, "does not satisfy its schema")
 	}
 	return out

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -264,5 +265,105 @@ func TestFormCheckRefusesHiddenReferences(t *testing.T) {
 	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","not":{"const":"no"}}},"required":["a"]}`)}
 	if err := f.Check(map[string]any{"a": "x"}); err != nil {
 		t.Errorf("Check with a sound schema = %v", err)
+	}
+}
+
+// TestFormCheckBoundsPatterns: a requested schema's patterns are sized before the validator
+// compiles them — wherever they sit (a property, an array's items, allOf, a patternProperties
+// name, a keyword spelled in another case) — and one over 1,000 instructions, or patterns
+// over 20,000 together, are refused before the human is asked, where "(?i:a…z){1000}" (37
+// bytes, 27,000 instructions) was compiled at every check: a few kilobytes of such patterns
+// cost the agent seconds of CPU.
+func TestFormCheckBoundsPatterns(t *testing.T) {
+	huge := `(?i:abcdefghijklmnopqrstuvwxyz){1000}`
+	at := func(format string) string { return fmt.Sprintf(format, strconv.Quote(huge)) }
+	large := `"[a-z]{330}x"` // 998 instructions: the largest accepted
+	var many []string
+	for i := range 21 {
+		many = append(many, fmt.Sprintf(`"p%d":{"type":"string","pattern":%s}`, i, large))
+	}
+	for _, schema := range []string{
+		at(`{"type":"object","properties":{"a":{"type":"string","pattern":%s}}}`),
+		at(`{"type":"object","properties":{"a":{"type":"string","PATTERN":%s}}}`),
+		at(`{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","pattern":%s}}}}`),
+		at(`{"type":"object","properties":{"a":{"type":"string","allOf":[{"pattern":%s}]}}}`),
+		at(`{"type":"object","patternProperties":{%s:{"type":"string"}}}`),
+		`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`,
+		`{"type":"object","properties":{` + strings.Join(many, ",") + `}}`,
+	} {
+		asked := false
+		ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+			asked = true
+			return hitlmcp.Answer{Action: "accept", Content: map[string]any{"a": "x"}}, nil
+		}
+		var params mcp.ElicitParams
+		if err := json.Unmarshal([]byte(`{"message":"Size?","requestedSchema":`+schema+`}`), &params); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := call(t, &params, hitlmcp.ElicitationHandler(nil, ask)); err == nil || asked {
+			t.Errorf("schema %.80s…: %q, %v, asked %v; want a refusal before the human is asked", schema, got, err, asked)
+		}
+		err := (&hitlmcp.Form{Schema: json.RawMessage(schema)}).Check(map[string]any{"a": "x"})
+		if err == nil || errors.Is(err, hitlmcp.ErrBadAnswer) || !strings.Contains(err.Error(), "pattern") {
+			t.Errorf("Check with schema %.80s… = %v, want the schema refused for its patterns", schema, err)
+		}
+	}
+	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{` + strings.Join(many[:20], ",") + `}}`)}
+	if err := f.Check(map[string]any{"p0": strings.Repeat("a", 330) + "x"}); err != nil {
+		t.Errorf("20 of the largest patterns: %v", err)
+	}
+	if err := f.Check(map[string]any{"p0": "A"}); !errors.Is(err, hitlmcp.ErrBadAnswer) {
+		t.Errorf("an answer breaking a pattern: %v", err)
+	}
+}
+
+// TestFormCheckBoundsNesting: a requested schema nested over 32 deep is refused before the
+// validator reads it (and before the human is asked), where the validator's error for
+// nested anyOf quoted every error below it: 4 KiB of nesting took 1.5 s of CPU, 16 KiB 17 s.
+// A flat schema at the depth elicitation uses (titled multi-select choices) is read.
+func TestFormCheckBoundsNesting(t *testing.T) {
+	for _, schema := range []string{
+		strings.Repeat(`{"anyOf":[`, 20) + `{"type":"string"}` + strings.Repeat(`]}`, 20),
+		`{"type":"object","properties":{"a":{"type":"string","default":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}}}`,
+	} {
+		asked := false
+		ask := func(context.Context, *hitlmcp.Form) (hitlmcp.Answer, error) {
+			asked = true
+			return hitlmcp.Answer{Action: "accept", Content: map[string]any{"a": "x"}}, nil
+		}
+		var params mcp.ElicitParams
+		if err := json.Unmarshal([]byte(`{"message":"Deep?","requestedSchema":`+schema+`}`), &params); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := call(t, &params, hitlmcp.ElicitationHandler(nil, ask)); err == nil || asked {
+			t.Errorf("schema %.60s…: %q, %v, asked %v; want a refusal before the human is asked", schema, got, err, asked)
+		}
+		err := (&hitlmcp.Form{Schema: json.RawMessage(schema)}).Check(map[string]any{"a": "x"})
+		if err == nil || errors.Is(err, hitlmcp.ErrBadAnswer) || !strings.Contains(err.Error(), "nested") {
+			t.Errorf("Check with schema %.60s… = %v, want the schema refused for its depth", schema, err)
+		}
+	}
+	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{"c":{"type":"array","items":{"anyOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}}}}`)}
+	if err := f.Check(map[string]any{"c": []any{"a"}}); err != nil {
+		t.Errorf("a titled multi-select: %v", err)
+	}
+}
+
+// TestFormCheckBoundsMatching: an answer whose text could cost more than 8,388,608 steps of
+// matching against the schema's patterns (pattern.MaxSteps, as a HITL form's check) is put
+// back as too long to check, without being matched, where a 64 KiB value against a
+// 998-instruction pattern was matched (0.4 s); a value within the budget is still matched.
+func TestFormCheckBoundsMatching(t *testing.T) {
+	f := &hitlmcp.Form{Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","pattern":"[a-z]{330}x"},"n":{"type":"number"}}}`)}
+	var ae *hitlmcp.AnswerError
+	err := f.Check(map[string]any{"a": strings.Repeat("a", 64<<10), "n": "x"})
+	if !errors.As(err, &ae) || len(ae.Problems) != 2 || !strings.Contains(ae.Problems[0].Rule, "too long to check") || ae.Problems[1].Field != "n" {
+		t.Fatalf("Check of a 64 KiB value = %v; want it too long to check, unmatched, and n's type named", err)
+	}
+	if err := f.Check(map[string]any{"a": strings.Repeat("a", 330) + "x"}); err != nil {
+		t.Errorf("a matching value: %v", err)
+	}
+	if err := f.Check(map[string]any{"a": strings.Repeat("a", 1000)}); !errors.As(err, &ae) || !strings.Contains(ae.Error(), "must match the pattern") {
+		t.Errorf("a value within the budget that does not match: %v", err)
 	}
 }

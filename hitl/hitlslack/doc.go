@@ -35,6 +35,18 @@
 // A 429 from Slack is waited out (Retry-After) and the call made again, within the caller's
 // context; a message that could not be posted is the forwarder's error.
 //
+// # Bounded work
+//
+// An interactivity request is read up to 64 KiB ([WithMaxBody]), its signature checked before
+// its body is parsed, and the parse is linear in the body. Measured with
+//
+//	cd hitl/hitlslack && go test -run '^$' -bench ParseInteraction -benchtime 3x .
+//
+// (2026-11-26, a 2-core machine at load average 9–11) on payloads holding a long digit run,
+// deep nesting, many keys, one key repeated or a string of escapes, and forms of many
+// fields, the CPU time per byte (cpu-ns/B) at 1 KiB, 64 KiB and 1 MiB, over the shapes:
+// 63–242, 9–47, 0.5–17.
+//
 // # Testing
 //
 // Package hitlslacktest is a fake Slack: the Web API calls the bot makes, logged, and the

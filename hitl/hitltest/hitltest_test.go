@@ -294,3 +294,28 @@ func TestCloseWhileCallbacksStart(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeTimeoutRefusedUnread: a create request whose timeout is spelled in 300,000 digits
+// is invalid_timeout (400) for about the work of a plain one: the duration is refused by its
+// length before any parser reads it, where the ISO 8601 parser used before copied the number
+// at each digit (300,000 allocations). Counted in allocations, not timed.
+func TestHugeTimeoutRefusedUnread(t *testing.T) {
+	s := hitltest.NewMemoryServer(t)
+	post := func(timeout string) int {
+		resp, err := s.Client().Post(s.URL+"/actions/approval", "application/json", strings.NewReader(`{"timeout":"`+timeout+`"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	huge := "P" + strings.Repeat("0", 300_000) + "D"
+	if code := post(huge); code != http.StatusBadRequest {
+		t.Fatalf("a 300,000-digit timeout: %d, want 400", code)
+	}
+	extra := testing.AllocsPerRun(1, func() { post(huge) }) - testing.AllocsPerRun(1, func() { post("P1D") })
+	if extra > 1000 {
+		t.Fatalf("a 300,000-digit timeout cost %v more allocations than P1D; want about the same work", extra)
+	}
+}

@@ -57,26 +57,38 @@ type Pattern struct {
 // compiling anything, for a pattern over MaxLen bytes or MaxInsts instructions, and ErrSyntax
 // for one that does not parse.
 func Compile(p string) (*Pattern, error) {
-	if len(p) > MaxLen {
-		return nil, ErrTooLarge
-	}
-	tree, err := syntax.Parse(p, syntax.Perl)
+	n, err := Size(p)
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && (se.Code == syntax.ErrLarge || se.Code == syntax.ErrNestingDepth) {
-			return nil, ErrTooLarge
-		}
-		return nil, ErrSyntax
-	}
-	n := insts(tree) + 2 // and the program's fail and match
-	if n > MaxInsts {
-		return nil, ErrTooLarge
+		return nil, err
 	}
 	re, err := regexp.Compile(p)
 	if err != nil {
 		return nil, ErrSyntax
 	}
 	return &Pattern{re: re, insts: n}, nil
+}
+
+// Size is the upper bound of p's instructions that Compile checks, counted on the parsed
+// pattern without compiling it, for a validator of someone else's that compiles p itself: it
+// returns ErrTooLarge for a pattern over MaxLen bytes or MaxInsts instructions, and ErrSyntax
+// for one that does not parse. Its work is linear in len(p), at most MaxLen bytes.
+func Size(p string) (int, error) {
+	if len(p) > MaxLen {
+		return 0, ErrTooLarge
+	}
+	tree, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && (se.Code == syntax.ErrLarge || se.Code == syntax.ErrNestingDepth) {
+			return 0, ErrTooLarge
+		}
+		return 0, ErrSyntax
+	}
+	n := insts(tree) + 2 // and the program's fail and match
+	if n > MaxInsts {
+		return 0, ErrTooLarge
+	}
+	return n, nil
 }
 
 // Insts is the upper bound of p's instructions that Compile checked against MaxInsts: what

@@ -11,22 +11,33 @@ import (
 
 // TestCompile: everyday patterns compile; a pattern whose program is over MaxInsts is
 // ErrTooLarge however short it is, one over MaxLen bytes too, and one that is not RE2 is
-// ErrSyntax.
+// ErrSyntax. Size, which compiles nothing, gives the count Compile checked or the same error.
 func TestCompile(t *testing.T) {
 	for _, p := range []string{`^[A-Z]{2}[0-9]{2}[A-Z0-9]{1,30}$`, `^\d{5}(-\d{4})?$`, `^[^@\s]+@[^@\s]+$`, `(?i)yes|no`, `x{300}`, `.*`} {
-		if _, err := Compile(p); err != nil {
+		re, err := Compile(p)
+		if err != nil {
 			t.Errorf("Compile(%q): %v", p, err)
+			continue
+		}
+		if n, err := Size(p); n != re.Insts() || err != nil {
+			t.Errorf("Size(%q) = %d, %v; Compile counted %d", p, n, err, re.Insts())
 		}
 	}
 	for _, p := range []string{`[a-z]{1000}x`, `x{1000}`, strings.Repeat(`.{1000}`, 142), `(?:(?:a{30}){30})`, strings.Repeat("a", MaxLen+1),
-		`\pL{999}`} {
+		`\pL{999}`, `(?i:abcdefghijklmnopqrstuvwxyz){1000}`} {
 		if _, err := Compile(p); !errors.Is(err, ErrTooLarge) {
 			t.Errorf("Compile(%.30q…) = %v; want ErrTooLarge", p, err)
+		}
+		if n, err := Size(p); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("Size(%.30q…) = %d, %v; want ErrTooLarge", p, n, err)
 		}
 	}
 	for _, p := range []string{`(`, `a**`, `(?<x`, `\8`} {
 		if _, err := Compile(p); !errors.Is(err, ErrSyntax) {
 			t.Errorf("Compile(%q) = %v; want ErrSyntax", p, err)
+		}
+		if n, err := Size(p); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Size(%q) = %d, %v; want ErrSyntax", p, n, err)
 		}
 	}
 }
