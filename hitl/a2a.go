@@ -34,7 +34,8 @@ const (
 )
 
 // ErrNoAsker: an A2A task asks a question and the wait was given no WaitOptions.Ask to
-// collect the human's answer; nothing was sent.
+// collect the human's answer; nothing was sent, and no forwarder was told. [Client.Do] and
+// [Client.Transport] return it in a [*WaitError] holding the Interrupt.
 var ErrNoAsker = errors.New("hitl: the A2A task asks for input and no Asker was given")
 
 func kindOf(c a2a.Class) Kind {

@@ -270,11 +270,15 @@ type Response struct {
 // transport.ErrRefusedAddress. When the response asks for a human and the client has no
 // forwarder, Do returns the Response with its Interrupt, neither forwarded nor waited on, and
 // a [*WaitError] matching [ErrNoForwarder] — but for an A2A task that asks for input with
-// [WaitOptions].Ask set: the Asker puts that question, so no forwarder is needed. A nil req
-// or ctx is an error. On an invalid hitl object it returns the response
-// and an [*InvalidError]. On a wait that ends without a decision it returns the response, the
-// interrupt and the error; save the interrupt to wait again later. Cancelling ctx stops the
-// wait and returns context.Cause(ctx).
+// [WaitOptions].Ask set: the Asker puts that question, so no forwarder is needed. Without
+// WaitOptions.Ask such a task is returned the same way, with [ErrNoAsker], before any
+// forwarder is told: nobody could send the person's answer back. With a store
+// ([WithStore]) the interrupt is stored before it is forwarded: a store that fails ends Do
+// before anyone is asked, and a forward that fails deletes it again. A nil req or ctx is an
+// error. On an invalid hitl object it returns the response and an [*InvalidError]. On a wait
+// that ends without a decision it returns the response, the interrupt and the error; save
+// the interrupt to wait again later. Cancelling ctx stops the wait and returns
+// context.Cause(ctx).
 func (c *Client) Do(ctx context.Context, req *http.Request, o *CallOptions) (*Response, error) {
 	switch {
 	case c == nil:
@@ -346,16 +350,27 @@ func (c *Client) exchange(ctx context.Context, req *http.Request, o *CallOptions
 	if forward == nil && !askedByWait(it, o.Wait) {
 		return resp, it, nil, &WaitError{Interrupt: it, Err: ErrNoForwarder}
 	}
+	if it.Kind == KindA2AInput && (o.Wait == nil || o.Wait.Ask == nil) {
+		// Nobody could send the person's answer back: ask nobody.
+		return resp, it, nil, &WaitError{Interrupt: it, Err: ErrNoAsker}
+	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hitl: human input required", slog.Any("interrupt", *it))
 	// One observed wait from here: forwarding the question is part of it.
 	r, err := c.cfg.Observe(ctx, questionOf(it), func(ctx context.Context) (*transport.Result, error) {
+		// Stored before anyone is asked, so that an answer given to a question that was
+		// shown is never one the store does not hold.
+		if err := c.keep(ctx, it); err != nil {
+			return nil, fmt.Errorf("%w; nobody was asked", err)
+		}
 		if forward != nil {
+			labels := maps.Clone(it.Labels)
 			if err := observedForward(forward)(ctx, it); err != nil {
+				c.forget(ctx, it)
 				return nil, fmt.Errorf("hitl: forward case %s: %w", it.ID(), err)
 			}
-		}
-		if err := c.keep(ctx, it); err != nil {
-			return nil, err
+			if !maps.Equal(labels, it.Labels) {
+				c.relabel(ctx, it) // where the forwarder put the question (a chat message)
+			}
 		}
 		auth := c.authorization
 		if auth == nil {

@@ -171,6 +171,10 @@
 // store, the client keeps every interrupt it waits on, and a new process picks them up:
 //
 //	store, err := filestore.Open("/var/lib/agent/hitl.db") // or &hitl.MemoryStore{}
+//	if err != nil {
+//		return err // it says what to do: a private directory, a file of this user's
+//	}
+//	defer store.Close()
 //	client, err := hitl.NewClient(hitl.WithStore(store), hitl.WithForwarder(fwd))
 //	// … after a restart:
 //	err = client.Resume(ctx, func(ctx context.Context, it *hitl.Interrupt, r *transport.Result) error {
@@ -179,8 +183,9 @@
 //
 // Interrupt.Labels (set with CallOptions.Labels) are the caller's own keys — a framework's
 // session and call id, a ticket — kept with the interrupt and never sent anywhere, so a Resume
-// handler knows where each Result belongs. Do and Wait put the interrupt in the store before waiting and delete it once they return a
-// Result; Resume waits on every interrupt left, at once, and deletes each only after the
+// handler knows where each Result belongs. Do and Wait put the interrupt in the store before
+// anyone is asked and before waiting (a forwarder's own Labels are kept too), and delete it
+// once they return a Result; Resume waits on every interrupt left, at once, and deletes each only after the
 // handler returned nil — a crash in between delivers that Result again next time (at least once,
 // never lost). A record the store cannot read (written by another version, or damaged) stops
 // no other: List returns the rest with a *hitl.RecordError (its key and why) for each, and

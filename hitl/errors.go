@@ -22,7 +22,7 @@ var (
 	// Interrupt, which was neither forwarded nor waited on: forward it and [Client.Wait] on
 	// it, or configure a forwarder. An A2A task that asks for input needs none when
 	// [WaitOptions].Ask answers it. [Client.Chain] returns it alone, having sent nothing.
-	ErrNoForwarder = errors.New("hitl: no forwarder configured: give the client hitl.WithForwarder to put the question in front of a human (for an A2A task's question, WaitOptions.Ask)")
+	ErrNoForwarder = errors.New("hitl: no forwarder configured, so nobody was shown the question the service opened (the Response and this *WaitError hold its Interrupt, to forward and wait on with Client.Wait): give the client hitl.WithForwarder to put questions in front of a human (for an A2A task's question, WaitOptions.Ask)")
 	// ErrNotApproved: a human's decision came back and it is not a go-ahead
 	// ([transport.Result.Approved] is false): a rejection, a cancellation, a failure, an
 	// expiry (whatever the default action, "approve" included), or an answer that is not a

@@ -62,7 +62,8 @@ type Interrupt struct {
 	// Labels are the caller's own keys for this interrupt ([CallOptions].Labels): they stay
 	// with it in its JSON and in a [Store], so that after a restart a [ResumeHandler] knows
 	// where its Result belongs (an agent framework's session and call id, a ticket number).
-	// hitlkit sends them nowhere.
+	// A [Forwarder] may add its own (where it put the question): [Client.Do] keeps the
+	// interrupt again after a forward that changed them. hitlkit sends them nowhere.
 	Labels map[string]string `json:"labels,omitempty"`
 	// Reminder is 0 for the first forward of the case and n for its n-th reminder, so a
 	// forwarder can word it as one ("Reminder: …").

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -152,6 +153,10 @@ func WithStore(s Store) transport.Option {
 		if s == nil {
 			return errors.New("nil store")
 		}
+		if v := reflect.ValueOf(s); v.Kind() == reflect.Pointer && v.IsNil() {
+			// A *filestore.Store from an Open whose error went unchecked.
+			return errors.New("nil store: check the error of the call that made it (filestore.Open)")
+		}
 		c.store = s
 		return nil
 	})
@@ -166,6 +171,17 @@ func (c *Client) keep(ctx context.Context, it *Interrupt) error {
 		return fmt.Errorf("hitl: store case %s: %w", it.ID(), err)
 	}
 	return nil
+}
+
+// relabel keeps it again after its forwarder added Labels (where the question was put): a
+// failure is logged and the wait goes on, since the interrupt itself is kept already.
+func (c *Client) relabel(ctx context.Context, it *Interrupt) {
+	if c.store == nil {
+		return
+	}
+	if err := c.store.Put(ctx, it); err != nil {
+		c.logger.LogAttrs(ctx, slog.LevelWarn, "hitl: store of the forwarder's labels failed", slog.String("case_id", it.ID()), slog.String("err", err.Error()))
+	}
 }
 
 // forget deletes it from the client's store; a failure is logged: the Result is the caller's
@@ -191,8 +207,11 @@ type ResumeHandler func(ctx context.Context, it *Interrupt, r *transport.Result)
 // questions). An interrupt of a kind of one's own is waited on through the Waiter given for
 // its kind ([WithKindWaiter]), or o.Waiter, as [Client.Wait] does.
 //
-// Resume does not forward a question again: Do forwarded it before storing it (a forward
-// that failed stored nothing). Reminders the service sends while the wait runs are forwarded.
+// Resume does not forward a question again: Do stores an interrupt before it forwards it, and
+// deletes it again when the forward fails (a store that fails stops Do before anyone is
+// asked). A process that dies between the two leaves an interrupt nobody was shown: Resume
+// waits on it until the case ends, as its expiry says. Reminders the service sends while the
+// wait runs are forwarded.
 //
 // Resume returns when every wait has ended: nil when each Result was handled, otherwise the
 // waits' errors, each naming its case, and the handler's joined (their interrupts stay in

@@ -5,7 +5,7 @@
 //
 // A fake HITL service on 127.0.0.1 plays the API. The program starts the agent as a process
 // of its own (it runs itself again): the agent calls the service, the call needs a human,
-// the question is forwarded and saved in the store, and the agent waits. The program then
+// the question is saved in the store and forwarded, and the agent waits. The program then
 // kills the agent with SIGKILL, mid-wait. While no agent runs, the reviewer, Ana, approves.
 // A second agent process opens the same store, calls Client.Resume, gets Ana's decision —
 // the one she made, not a new question — and the store is empty again.
@@ -39,7 +39,12 @@ const (
 )
 
 // saved is the line the first agent prints once the question is in the store.
-const saved = "waiting; the question is saved in the store"
+// saved and asked are the lines an agent prints once its question is saved, then put to the
+// human (in that order: Do stores an interrupt before it forwards it).
+const (
+	saved = "the question is saved in the store"
+	asked = "→ to the human:"
+)
 
 func main() {
 	var err error
@@ -68,14 +73,14 @@ func run(ctx context.Context, out io.Writer) error {
 	defer os.RemoveAll(dir)
 	env := []string{envStore + "=" + filepath.Join(dir, "hitl.db"), envService + "=" + svc.URL}
 
-	// The first agent asks, and is killed once its question is saved.
+	// The first agent asks, and is killed once its question is saved and put to the human.
 	first, lines, err := start(ctx, append(env, envRole+"=ask"))
 	if err != nil {
 		return err
 	}
 	for lines.Scan() {
 		fmt.Fprintln(out, "agent 1:", lines.Text())
-		if lines.Text() == saved {
+		if strings.HasPrefix(lines.Text(), asked) {
 			break
 		}
 	}
@@ -136,7 +141,7 @@ func agent(ctx context.Context, out io.Writer, role string) error {
 	}
 	defer store.Close()
 	forward := func(_ context.Context, it *hitl.Interrupt) error {
-		_, err := fmt.Fprintln(out, "→ to the human:", it.Prompt()) // in production: a chat message with the review link
+		_, err := fmt.Fprintln(out, asked, it.Prompt()+"; waiting") // in production: a chat message with the review link
 		return err
 	}
 	client, err := hitl.NewClient(hitl.WithStore(announce{store, out}), hitl.WithForwarder(forward),

@@ -25,15 +25,15 @@ func TestMain(m *testing.M) {
 }
 
 // TestRun runs the program as `go run ./examples/restart` does: the first agent process is
-// killed with SIGKILL once its question is saved; the second, started after the reviewer
+// killed with SIGKILL once its question is saved and put to the human; the second, started after the reviewer
 // decided, gets that decision from the store without asking again, and empties the store.
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(t.Context(), &out); err != nil {
 		t.Fatalf("%v; output:\n%s", err, out.String())
 	}
-	want := `agent 1: → to the human: Delete the reports of October?
-agent 1: waiting; the question is saved in the store
+	want := `agent 1: the question is saved in the store
+agent 1: → to the human: Delete the reports of October?; waiting
 killed agent 1 with SIGKILL, mid-wait
 Ana approves while no agent runs
 agent 2: "Delete the reports of October?": approved by Ana ({"note":"archived first"}); deleting

@@ -44,8 +44,8 @@ type question struct {
 // and its arguments), who asked, when it expires, a button per inline action of the case
 // (HITL §7.5; values from a [hitl.ButtonTable], never a token) or per answer of an A2A
 // tool approval, and a button to the review page. It records the message on the
-// interrupt's Labels (LabelChannel, LabelTS, LabelAgent) before the client keeps it in its
-// store. A reminder is posted as a reply in the message's thread.
+// interrupt's Labels (LabelChannel, LabelTS, LabelAgent), which the client then keeps in its
+// store with the interrupt. A reminder is posted as a reply in the message's thread.
 //
 // A message that could not be posted is an error, and [hitl.Client.Do] then fails: no
 // question is lost silently. Slack's 429 answers are waited out (Retry-After) within ctx.
