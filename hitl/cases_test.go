@@ -93,7 +93,7 @@ func TestDetectCases(t *testing.T) {
 		{"case06 http events_url elsewhere", 202, with(func(h map[string]any) { h["events_url"] = "http://evil.example/events" }), nil,
 			outcome{Partial: true, Problems: []hitl.FieldError{{"events_url", "must use https"}}}},
 		{"case06 localhost without the dev flag", 202, with(func(h map[string]any) { h["poll_url"] = "http://localhost:3456/reviews/abc123/status" }), nil,
-			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "http is allowed only for localhost and 127.0.0.1, with transport.WithAllowPrivateAddresses()"}}}},
+			outcome{Partial: true, Problems: []hitl.FieldError{{"poll_url", "plain http to localhost or 127.0.0.1 needs transport.WithAllowPrivateAddresses() (anywhere else, https)"}}}},
 		{"case06 localhost with the dev flag", 202, with(func(h map[string]any) { h["poll_url"] = "http://localhost:3456/reviews/abc123/status" }), &hitl.DetectOptions{AllowPrivateAddresses: true},
 			outcome{Interrupt: true}},
 		{"case06 [::1] is not localhost", 202, with(func(h map[string]any) { h["poll_url"] = "http://[::1]:3456/s" }), &hitl.DetectOptions{AllowPrivateAddresses: true},

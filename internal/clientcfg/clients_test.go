@@ -90,7 +90,7 @@ var clients = []client{
 
 // The two rules a refusal names.
 const (
-	insecure = "must use https|http is allowed only for localhost and 127.0.0.1, with transport.WithAllowPrivateAddresses()"
+	insecure = "must use https|plain http to localhost or 127.0.0.1 needs transport.WithAllowPrivateAddresses() (anywhere else, https)"
 	private  = "points at a private address; allowed only with transport.WithAllowPrivateAddresses()"
 )
 

@@ -96,7 +96,7 @@ func (e *urlError) Unwrap() error { return e.kind }
 var ErrNotHTTPS error = &urlError{"must use https", httpx.ErrRefusedAddress}
 
 var (
-	errLocal   = &urlError{"http is allowed only for localhost and 127.0.0.1, with transport.WithAllowPrivateAddresses()", httpx.ErrRefusedAddress}
+	errLocal   = &urlError{"plain http to localhost or 127.0.0.1 needs transport.WithAllowPrivateAddresses() (anywhere else, https)", httpx.ErrRefusedAddress}
 	errPrivate = &urlError{"points at a private address; allowed only with transport.WithAllowPrivateAddresses()", httpx.ErrRefusedAddress}
 )
 
