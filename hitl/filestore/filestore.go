@@ -61,10 +61,13 @@ var (
 	// ErrDamaged: the file is not a sound store. An *Error names it; it is left as it was,
 	// for Salvage.
 	ErrDamaged = errors.New("filestore: the store file is damaged")
+	// ErrBadPath: the path given to Open cannot name a store file: it is a directory, or the
+	// directory it names does not exist. An *Error says which, and what path to give.
+	ErrBadPath = errors.New("filestore: the path cannot be a store file")
 )
 
-// Error is a store file that is insecure, damaged or held by another process: errors.Is
-// matches ErrInsecure, ErrDamaged or ErrLocked.
+// Error is a store file that is insecure, damaged or held by another process, or a path that
+// cannot be one: errors.Is matches ErrInsecure, ErrDamaged, ErrLocked or ErrBadPath.
 type Error struct {
 	Path   string
 	Reason string // what is wrong
@@ -86,7 +89,8 @@ const lockWait = 5 * time.Second
 // to 5 s for another process to release the file, then fails with ErrLocked; a file this
 // process has open already (through another Store not yet closed, by the same name or a
 // symbolic link to it) is ErrLocked at once: share that Store, which is safe for concurrent
-// use.
+// use. A path that is a directory (the store is one file: give a path inside it, such as
+// DIR/hitl.db) is an *Error matching ErrBadPath, and nothing is created.
 //
 // Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
 // this process's user or root and that group and others cannot write it — or, if they can,
@@ -110,6 +114,9 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filestore: %s: %w", path, err)
 	}
+	if err := checkPath(path, abs); err != nil {
+		return nil, err
+	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real // the file exists: its one name, whatever link leads to it
 	}
@@ -131,6 +138,16 @@ func Open(path string) (*Store, error) {
 		return nil, wrap(path, err)
 	}
 	return &Store{path: path, abs: abs, db: db}, nil
+}
+
+// checkPath refuses, before anything is created, a path that cannot be a store file: a
+// directory (or a link to one).
+func checkPath(path, abs string) error {
+	if info, err := os.Stat(abs); err == nil && info.IsDir() {
+		return &Error{Path: path, Reason: "the path is a directory, not a store file", kind: ErrBadPath,
+			Fix: "give the path of a file inside it, such as " + filepath.Join(path, "hitl.db")}
+	}
+	return nil
 }
 
 // wrap turns kv's errors into this package's.
