@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -73,6 +74,7 @@ type Error struct {
 	Reason string // what is wrong
 	Fix    string // what to do about it
 	kind   error
+	err    error // the file system's error, if any
 }
 
 func (e *Error) Error() string {
@@ -82,6 +84,10 @@ func (e *Error) Error() string {
 // Is reports whether target is the sentinel of e's kind.
 func (e *Error) Is(target error) bool { return target == e.kind }
 
+// Unwrap returns the file system's error behind e, if any: a missing directory's matches
+// fs.ErrNotExist.
+func (e *Error) Unwrap() error { return e.err }
+
 // lockWait is how long Open waits for another process to release the file.
 const lockWait = 5 * time.Second
 
@@ -90,7 +96,9 @@ const lockWait = 5 * time.Second
 // process has open already (through another Store not yet closed, by the same name or a
 // symbolic link to it) is ErrLocked at once: share that Store, which is safe for concurrent
 // use. A path that is a directory (the store is one file: give a path inside it, such as
-// DIR/hitl.db) is an *Error matching ErrBadPath, and nothing is created.
+// DIR/hitl.db), or whose directory does not exist, is an *Error matching ErrBadPath (the
+// latter also fs.ErrNotExist) that says what path to give or how to create the directory;
+// Open creates no directory, and in these cases no file.
 //
 // Before it reads a record, Open checks (on Unix) that the directory holding path is owned by
 // this process's user or root and that group and others cannot write it — or, if they can,
@@ -141,11 +149,16 @@ func Open(path string) (*Store, error) {
 }
 
 // checkPath refuses, before anything is created, a path that cannot be a store file: a
-// directory (or a link to one).
+// directory (or a link to one), or a path in a directory that does not exist.
 func checkPath(path, abs string) error {
 	if info, err := os.Stat(abs); err == nil && info.IsDir() {
 		return &Error{Path: path, Reason: "the path is a directory, not a store file", kind: ErrBadPath,
 			Fix: "give the path of a file inside it, such as " + filepath.Join(path, "hitl.db")}
+	}
+	if _, err := os.Stat(filepath.Dir(abs)); errors.Is(err, fs.ErrNotExist) {
+		dir := filepath.Dir(path)
+		return &Error{Path: path, Reason: "the directory " + dir + " does not exist", kind: ErrBadPath, err: err,
+			Fix: fmt.Sprintf("create it first, private to this user: mkdir -m 700 -p %s, or os.MkdirAll(%q, 0o700)", dir, dir)}
 	}
 	return nil
 }

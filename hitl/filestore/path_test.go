@@ -2,6 +2,7 @@ package filestore_test
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,5 +42,30 @@ func TestOpenDirectory(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
 		t.Errorf("directory after Open: %v, %v; want it empty", entries, err)
+	}
+}
+
+// TestOpenMissingDirectory: Open on a path whose directory does not exist is an *Error
+// matching ErrBadPath and fs.ErrNotExist that names the directory and says how to create a
+// private one; it creates no directory.
+func TestOpenMissingDirectory(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "nope", "sub")
+	path := filepath.Join(dir, "hitl.db")
+	s, err := filestore.Open(path)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open in a missing directory succeeded")
+	}
+	var fe *filestore.Error
+	if !errors.Is(err, filestore.ErrBadPath) || !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &fe) {
+		t.Fatalf("Open = %v, want an *Error matching ErrBadPath and fs.ErrNotExist", err)
+	}
+	if !strings.Contains(fe.Reason, "the directory "+dir+" does not exist") ||
+		!strings.Contains(fe.Fix, "mkdir -m 700 -p "+dir) || !strings.Contains(fe.Fix, "os.MkdirAll") {
+		t.Errorf("Open = %v, want it to name the missing directory and how to create it", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "nope")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open created the directory: %v", err)
 	}
 }
