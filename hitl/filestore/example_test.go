@@ -17,12 +17,16 @@ func Example() {
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "hitl.db")
 
-	s, _ := filestore.Open(path) // created mode 0600
+	s, err := filestore.Open(path) // created mode 0600
+	if err != nil {
+		fmt.Println(err) // s is nil: check the error before using it
+		return
+	}
 	_ = s.Put(context.Background(), interrupt(1))
 	_ = s.Close()
 
 	_ = os.Chmod(path, 0o644)
-	_, err := filestore.Open(path)
+	_, err = filestore.Open(path)
 	var fe *filestore.Error
 	if errors.Is(err, filestore.ErrInsecure) && errors.As(err, &fe) {
 		fmt.Println("refused:", fe.Fix == "chmod 600 "+path)

@@ -9,6 +9,16 @@
 // set. A damaged file is
 // [ErrDamaged], never a crash, and is left as it was: [Salvage] copies every record still
 // readable into a new file.
+//
+// Give Open a file path in a directory of this user's (mkdir -m 700 -p DIR), and check its
+// error: the *Store it returns with one is nil, and its methods only return an error.
+//
+//	store, err := filestore.Open("/var/lib/agent/hitl.db")
+//	if err != nil {
+//		return err // an *Error says what to do
+//	}
+//	defer store.Close()
+//	client, err := hitl.NewClient(hitl.WithStore(store))
 package filestore
 
 import (
@@ -29,7 +39,9 @@ import (
 
 // Store is a [hitl.Store] in one file, created readable and writable by its owner only
 // (mode 0600). One process holds the file at a time; a second waits for its lock (see
-// [Open]). Safe for concurrent use; Close it when done.
+// [Open]). Safe for concurrent use; Close it when done. Make one with Open only: the methods
+// of a nil *Store (what Open returns with its error) or a zero Store return an error saying
+// so, and never panic.
 type Store struct {
 	path string // as given to Open
 	abs  string // the key in opened
@@ -46,6 +58,24 @@ var opened = struct {
 
 // errClosed is what a Store's methods return after Close.
 var errClosed = errors.New("filestore: the store is closed: open it again with filestore.Open")
+
+// errNil is what a nil *Store's methods return (Open returns nil with its error), and
+// errZero a Store not made by Open's.
+var (
+	errNil  = errors.New("filestore: the *Store is nil: check filestore.Open's error before using the Store it returns")
+	errZero = errors.New("filestore: the Store was not made by filestore.Open: use the one it returns, after checking filestore.Open's error")
+)
+
+// usable returns errNil or errZero for a Store no method can use.
+func (s *Store) usable() error {
+	switch {
+	case s == nil:
+		return errNil
+	case s.db == nil:
+		return errZero
+	}
+	return nil
+}
 
 var _ hitl.Store = (*Store)(nil)
 
@@ -194,6 +224,9 @@ func storeKey(b []byte) hitl.StoreKey {
 // Put implements hitl.Store; it returns once the write is on disk. After the file is found
 // damaged it returns an *Error matching ErrDamaged and writes nothing.
 func (s *Store) Put(_ context.Context, it *hitl.Interrupt) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	b, err := json.Marshal(it)
 	if err != nil {
 		return err
@@ -206,6 +239,9 @@ func (s *Store) Put(_ context.Context, it *hitl.Interrupt) error {
 
 // Delete implements hitl.Store.
 func (s *Store) Delete(_ context.Context, k hitl.StoreKey) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	if err := s.db.Delete(key(k)); err != nil {
 		return wrap(s.path, err)
 	}
@@ -216,6 +252,9 @@ func (s *Store) Delete(_ context.Context, k hitl.StoreKey) error {
 // interrupt's JSON, or whose JSON is an interrupt of another key (a kind this version does
 // not know), is reported as a *hitl.RecordError and the others returned.
 func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
 	var (
 		out []*hitl.Interrupt
 		bad []error
@@ -243,6 +282,9 @@ func (s *Store) List(_ context.Context) ([]*hitl.Interrupt, error) {
 // Close closes the file; the Store's methods then return an error saying it is closed, and
 // the file may be opened again. Closing twice is no error.
 func (s *Store) Close() error {
+	if err := s.usable(); err != nil {
+		return err
+	}
 	opened.Lock()
 	if s.abs != "" {
 		delete(opened.paths, s.abs)
