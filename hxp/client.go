@@ -54,7 +54,10 @@ type Client struct {
 }
 
 // NewClient returns a client for the server at baseURL (scheme and host, e.g.
-// "https://hxp.example"), configured by opts: the common options of package transport
+// "https://hxp.example", and a path only where a proxy mounts the server under one, e.g.
+// "https://gw.example/team"), configured by opts. The endpoints are at baseURL's path, then
+// the API prefix (/hxp/v1, see WithAPIPrefix), then /requests…; a base URL whose path ends
+// with the API prefix already is refused, saying what to give. Options: the common options of package transport
 // (WithHTTPClient, WithAuthorization for the agent's key, WithAllowPrivateAddresses, …) and this
 // package's With functions. Defaults: http.DefaultClient, endpoints under /hxp/v1, polls
 // every 5 s, every request and the WebSocket handshake bounded by 30 s, answers up to 1 MiB,
@@ -71,6 +74,12 @@ func NewClient(baseURL string, opts ...transport.Option) (*Client, error) {
 	}
 	if c.base, err = clientcfg.CheckBase(cfg, "hxp", baseURL); err != nil {
 		return nil, err
+	}
+	if path := strings.TrimSuffix(c.base.Path, "/"); c.prefix != "" && strings.HasSuffix(path, c.prefix) {
+		give := *c.base
+		give.Path, give.RawPath, give.User, give.RawQuery, give.Fragment = strings.TrimSuffix(path, c.prefix), "", nil, "", ""
+		return nil, fmt.Errorf("hxp: NewClient: the base URL's path ends with the API prefix %s, which the client adds itself (the endpoints would be under %s%s): give %s, or add hxp.WithAPIPrefix(\"\") to keep this path",
+			c.prefix, path, c.prefix, give.String())
 	}
 	c.cfg = cfg
 	c.http, c.logger, c.polls, c.agent = cfg.Service, cfg.Logger, cfg.Polls, cfg.Credential
@@ -145,15 +154,21 @@ var errNilClient = errors.New("hxp: nil *Client: build one with hxp.NewClient")
 
 // APIError is an error answer of the server. Code is the server's error code when it sent
 // one ("reason_required"); Message its message. Neither ever holds a credential.
+// URL is the URL called, without its user info, query or fragment.
 type APIError struct {
 	Op         string
+	URL        string // "" in an APIError not made by the client
 	StatusCode int
 	Code       string
 	Message    string
 }
 
 func (e *APIError) Error() string {
-	s := fmt.Sprintf("hxp: %s: %d %s", e.Op, e.StatusCode, http.StatusText(e.StatusCode))
+	s := "hxp: " + e.Op + ": "
+	if e.URL != "" {
+		s += e.URL + ": "
+	}
+	s += fmt.Sprintf("%d %s", e.StatusCode, http.StatusText(e.StatusCode))
 	if e.Code != "" {
 		s += " (" + e.Code + ")"
 	}
@@ -224,7 +239,9 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "hxp", slog.String("op", op),
 		slog.String("url", httpx.Redact(target)), slog.Int("status", resp.StatusCode))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, apiError(op, resp.StatusCode, raw, c.secrets(ctx, req))
+		e := apiError(op, resp.StatusCode, raw, c.secrets(ctx, req))
+		e.URL = httpx.Redact(target)
+		return nil, e
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {
