@@ -154,13 +154,15 @@ var errNilClient = errors.New("hxp: nil *Client: build one with hxp.NewClient")
 
 // APIError is an error answer of the server. Code is the server's error code when it sent
 // one ("reason_required"); Message its message. Neither ever holds a credential.
-// URL is the URL called, without its user info, query or fragment.
+// URL is the URL called, without its user info, query or fragment. A 401 to a client given
+// no credential for the endpoint adds, in the message, which option gives one.
 type APIError struct {
 	Op         string
 	URL        string // "" in an APIError not made by the client
 	StatusCode int
 	Code       string
 	Message    string
+	advice     string // what to do, when the client knows
 }
 
 func (e *APIError) Error() string {
@@ -174,6 +176,9 @@ func (e *APIError) Error() string {
 	}
 	if e.Message != "" {
 		s += ": " + e.Message
+	}
+	if e.advice != "" {
+		s += "; " + e.advice
 	}
 	return s
 }
@@ -241,6 +246,9 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := apiError(op, resp.StatusCode, raw, c.secrets(ctx, req))
 		e.URL = httpx.Redact(target)
+		if resp.StatusCode == http.StatusUnauthorized {
+			e.advice = c.noCredential(as)
+		}
 		return nil, e
 	}
 	if out != nil {
@@ -249,6 +257,18 @@ func (c *Client) call(ctx context.Context, op, method, target string, as who, in
 		}
 	}
 	return resp.Header, nil
+}
+
+// noCredential says, when the client was given no credential for as's endpoints, that it
+// sends none and which option gives one; "" when it has one.
+func (c *Client) noCredential(as who) string {
+	switch {
+	case as == asAgent && c.agent == nil:
+		return "the client sends none (it was given no agent key): give transport.WithAuthorization(transport.StaticToken(key)) to hxp.NewClient"
+	case as == asHuman && c.human == nil:
+		return "the client sends none (it was given no human token): give hxp.WithHumanAuthorization(transport.StaticToken(token)) to hxp.NewClient"
+	}
+	return ""
 }
 
 // secrets lists what must never reach an error string: what req carries, and the agent's
