@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -397,9 +399,22 @@ func (s *Server) Assign(id, user string) error {
 	return nil
 }
 
-// Resolve answers the request as human by would, with the checks of the resolve endpoint:
-// a result that does not fit is a *hxp.ReceiptMismatchError (ProfileReference does not check a
-// PROVIDE's value), a second answer ErrEnded.
+// Resolve answers the request as human by would, with the checks of the resolve endpoint.
+// result is what the human answers, by the request's type:
+//
+//   - APPROVE: the string hxp.Approved ("approved") or hxp.Rejected ("rejected") — not a
+//     bool or an object such as {"approved": true} — and, for a rejection of a request with
+//     RejectRequiresReason, a non-empty reason;
+//   - DECIDE: one of the request's options, as a string, spelled exactly as in Options;
+//   - PROVIDE: a value of its input type within its Validation: a number (or a string
+//     holding one) for hxp.InputNumber, one of AllowedValues for hxp.InputSelection, a
+//     string otherwise (an absolute URL for hxp.InputURL, an address for hxp.InputEmail).
+//     ProfileReference takes any JSON value, as the reference server does, but not nil.
+//
+// A result that does not fit is refused before anything is recorded (the request stays as it
+// was): an error matching hxp.ErrReceiptMismatch (errors.As gives the
+// *hxp.ReceiptMismatchError) that says what the request's type takes. A request that has
+// ended is ErrEnded, an unknown id ErrNotFound.
 func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt, error) {
 	var raw json.RawMessage
 	if reason != "" {
@@ -413,13 +428,16 @@ func (s *Server) Resolve(id string, result any, reason, by string) (*hxp.Receipt
 func (s *Server) ResolveWithReason(id string, result any, reason json.RawMessage, by string) (*hxp.Receipt, error) {
 	raw, err := json.Marshal(result)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hxptest: Resolve %s: the result is not JSON: %w", id, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, err := s.open(id)
 	if err != nil {
 		return nil, err
+	}
+	if string(raw) == "null" {
+		return nil, fmt.Errorf("hxptest: Resolve %s: %s: %w", id, takes(&r.req), &hxp.ReceiptMismatchError{Field: "result", Problem: "nil: the human answered nothing"})
 	}
 	rc := &hxp.Receipt{RequestID: id, Status: "completed", Result: raw, CompletedBy: by}
 	if len(reason) > 0 && string(reason) != "null" {
@@ -428,11 +446,28 @@ func (s *Server) ResolveWithReason(id string, result any, reason json.RawMessage
 	}
 	if s.cfg.profile != ProfileReference || r.req.Action() != hxp.ActionProvide {
 		if err := rc.Check(&r.req); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("hxptest: Resolve %s: %s: %w", id, takes(&r.req), err)
 		}
 	}
 	s.finish(r, rc)
 	return rc, nil
+}
+
+// takes says what a result of req's type is, for Resolve's errors.
+func takes(req *hxp.Request) string {
+	switch req.Action() {
+	case hxp.ActionApprove:
+		return `an APPROVE's result is the string "approved" or "rejected" (hxp.Approved or hxp.Rejected)`
+	case hxp.ActionDecide:
+		opts := make([]string, len(req.Decide.Options))
+		for i, o := range req.Decide.Options {
+			opts[i] = strconv.Quote(o)
+		}
+		return "a DECIDE's result is one of its options, as a string: " + strings.Join(opts, ", ")
+	case hxp.ActionProvide:
+		return fmt.Sprintf("a PROVIDE's result is a value of its input type (%s) within its validation, not nil", req.Provide.InputType)
+	}
+	return "the request has no action"
 }
 
 // Cancel cancels the request, as the agent's cancel endpoint does.
