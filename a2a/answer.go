@@ -67,8 +67,9 @@ func Text(p *Pause, s string) Answer {
 
 // Asker collects the human's answer to a task paused for input. It is called once per
 // question, from the goroutine running [Client.Run], and should return when ctx ends. An
-// error ends the run with that error; the task stays paused, and its [Pause] can be resumed
-// later.
+// error ends the run with that error, wrapped with the task's id and the Asker as its source
+// (errors.Is and errors.As match the Asker's error); the task stays paused, and its [Pause]
+// can be resumed later.
 type Asker func(ctx context.Context, p *Pause) (Answer, error)
 
 // HectorDecision is the vendor-specific answer a Hector v1 tool-approval pause expects: a text part and a

@@ -394,7 +394,8 @@ func AnswersOf(r *transport.Result) ([]Answer, error) {
 // (the agent unreachable, a 5xx, a lost reply), Run asks the agent for the task and sends
 // the same message again only if the task still asks the same question.
 //
-// An error means the outcome is unknown: the Asker's error, a resume refused (the task is
+// An error means the outcome is unknown: the Asker's error (wrapped, naming the task asked
+// about: errors.Is and errors.As match the Asker's error), a resume refused (the task is
 // still paused: resume it later from its [Pause]), ErrTooManyTurns, or the agent's error.
 func (c *Client) Run(ctx context.Context, p *Pause, ask Asker, o *RunOptions) (*transport.Result, error) {
 	if c == nil {
@@ -529,7 +530,7 @@ func (c *Client) answerTurn(ctx context.Context, p *Pause, ask Asker, d *decided
 	}
 	a, err := ask(ctx, p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("a2a: Run: task %s: the Asker returned an error: %w", httpx.Scrub(p.TaskID, 64), err)
 	}
 	if time.Since(began) >= c.interval && p.Checkpoint == nil {
 		// The human took a while: the task may have moved on meanwhile (an agent that gives
