@@ -377,12 +377,14 @@ func TestCancelListInbox(t *testing.T) {
 	}
 }
 
-// TestCheck: a receipt's result against its request.
+// TestCheck: a receipt's result against its request; a completed receipt without a result
+// (none, or JSON null) fits no request.
 func TestCheck(t *testing.T) {
 	num := &hxp.Request{Provide: &hxp.Provide{Prompt: "n", InputType: hxp.InputNumber, Validation: &hxp.Validation{Min: f(1), Max: f(10)}}}
 	email := &hxp.Request{Provide: &hxp.Provide{Prompt: "e", InputType: hxp.InputEmail}}
 	text := &hxp.Request{Provide: &hxp.Provide{Prompt: "k", InputType: hxp.InputText, Validation: &hxp.Validation{Pattern: `^sk-[a-z]+$`}}}
 	sel := &hxp.Request{Provide: &hxp.Provide{Prompt: "r", InputType: hxp.InputSelection, Validation: &hxp.Validation{AllowedValues: []string{"eu", "us"}}}}
+	free := &hxp.Request{Provide: &hxp.Provide{Prompt: "t", InputType: hxp.InputText}}
 	tests := []struct {
 		name   string
 		req    *hxp.Request
@@ -404,6 +406,10 @@ func TestCheck(t *testing.T) {
 		{"not allowed", sel, `"apac"`, "", false},
 		{"approved", &hxp.Request{Approve: &hxp.Approve{Item: "x", Details: json.RawMessage(`{}`)}}, `"approved"`, "", true},
 		{"yes is not approved", &hxp.Request{Approve: &hxp.Approve{Item: "x", Details: json.RawMessage(`{}`)}}, `"yes"`, "", false},
+		{"null text", free, `null`, "", false},
+		{"no result", free, ``, "", false},
+		{"null file", &hxp.Request{Provide: &hxp.Provide{Prompt: "f", InputType: hxp.InputFile}}, ` null `, "", false},
+		{"empty text", free, `""`, "", true},
 	}
 	for _, tt := range tests {
 		rc := &hxp.Receipt{Status: "completed", Result: json.RawMessage(tt.result), Reason: tt.reason}

@@ -1,6 +1,7 @@
 package hxp
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
@@ -137,8 +138,8 @@ func (e *ReceiptMismatchError) Is(target error) bool { return target == ErrRecei
 
 // Check reports whether a completed receipt's result fits req: an option of a DECIDE,
 // approved or rejected (with a reason when required) for an APPROVE, a value of the input
-// type within the validation for a PROVIDE. Receipts of other statuses carry no result to
-// check and pass.
+// type within the validation for a PROVIDE; a completed receipt without a result (none, or
+// JSON null) fits no request. Receipts of other statuses carry no result to check and pass.
 func (r *Receipt) Check(req *Request) error {
 	if r.Status != statusCompleted {
 		return nil
@@ -147,6 +148,10 @@ func (r *Receipt) Check(req *Request) error {
 		return &ReceiptMismatchError{"request", "unknown"}
 	}
 	mismatch := func(field, problem string) error { return &ReceiptMismatchError{field, problem} }
+	if t := bytes.TrimSpace(r.Result); len(t) == 0 || string(t) == "null" {
+		// null reads as any Go string: it would pass as a PROVIDE's empty text.
+		return mismatch("result", "none")
+	}
 	var s string
 	isString := json.Unmarshal(r.Result, &s) == nil
 	switch req.Action() {
