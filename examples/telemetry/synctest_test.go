@@ -34,9 +34,11 @@ func TestLatencyPollsAndReconnects(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The first stream connection drops: set before the call, since the client opens
+		// its stream as soon as the 202 arrives.
+		svc.FailStream("", hitltest.StreamDropMidEvent, 1)
 		go func() {
 			id := svc.NextCase(nil)
-			svc.FailStream(id, hitltest.StreamDropMidEvent, 1)
 			time.AfterFunc(5*time.Second, func() { _ = svc.Open(id) }) // an event the stream drops
 			time.AfterFunc(75*time.Second, func() { _ = svc.Respond(id, "approve", nil, nil) })
 		}()
