@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/b64"
 	"github.com/hitlkit/hitlkit/internal/httpx"
 )
 
@@ -68,9 +69,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, authorization string, body []b
 	if err := decodeSegment(parts[0], &head); err != nil || head.Alg != "RS256" || head.Kid == "" {
 		return fmt.Errorf("%w: header is not RS256 with a kid", ErrBadSignature)
 	}
-	// Strict: one signature has one spelling (RFC 7515 §2 base64url without padding, no
-	// stray bits in the last character).
-	sig, err := base64.RawURLEncoding.Strict().DecodeString(parts[2])
+	// One signature has one spelling (RFC 7515 §2 base64url without padding, no stray bits
+	// in the last character, no CR or LF).
+	sig, err := b64.Canonical(base64.RawURLEncoding, parts[2])
 	if err != nil {
 		return fmt.Errorf("%w: signature encoding", ErrBadSignature)
 	}

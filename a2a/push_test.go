@@ -238,6 +238,7 @@ func testSignedPush(t *testing.T) {
 		{"not a bearer token", "Basic abc", body, false},
 		{"garbage token", "Bearer a.b.c", body, false},
 		{"signature respelled", respelled(sign("k1", now, body)), body, false},
+		{"signature with CR and LF", withNewlines(sign("k1", now, body)), body, false}, // skipped by encoding/base64
 	}
 	for _, tt := range tests { // a bubble allows no subtests: rows are named in the message
 		err := v.Verify(t.Context(), tt.auth, []byte(tt.body))
@@ -260,6 +261,12 @@ func testSignedPush(t *testing.T) {
 	if got := post(t, rc, "POST", body, map[string]string{"Authorization": "Bearer x"}); got != 401 {
 		t.Errorf("unsigned: %d", got)
 	}
+}
+
+// withNewlines puts a CR LF ten characters before the end of token's signature: another
+// spelling of the same bytes to encoding/base64, which skips them.
+func withNewlines(token string) string {
+	return token[:len(token)-10] + "\r\n" + token[len(token)-10:]
 }
 
 // respelled flips the lowest bit of the last base64url character of token, which for a

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/b64"
 	"github.com/hitlkit/hitlkit/internal/notify"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -167,7 +168,7 @@ func verifyHS256(secret, body []byte, header string) bool {
 	if !strings.EqualFold(alg, "HS256") {
 		return false
 	}
-	got, err := base64.RawURLEncoding.Strict().DecodeString(strings.TrimSuffix(value, "="))
+	got, err := b64.Canonical(base64.RawURLEncoding, strings.TrimSuffix(value, "="))
 	if err != nil || len(got) != sha256.Size {
 		return false
 	}

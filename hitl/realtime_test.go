@@ -456,6 +456,8 @@ func TestCallbackSignatureForms(t *testing.T) {
 		{"algorithm=HS256, value=" + good[:20], 401},
 		{"algorithm=HS256, value=" + restyled(good), 401},
 		{"algorithm=HS256, value=" + good + "==", 401},
+		{"algorithm=HS256, value=" + good[:10] + "\r\r" + good[10:], 401}, // CR and LF: skipped by encoding/base64
+		{"algorithm=HS256, value=" + good[:10] + "\n" + good[10:], 401},
 		{"value=" + good, 401},
 		{good, 401},
 		{"", 401},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hitlkit/hitlkit/internal/b64"
 	"github.com/hitlkit/hitlkit/internal/notify"
 )
 
@@ -148,10 +149,10 @@ func verifyHMAC(secret, body []byte, header, prefix string, enc *base64.Encoding
 	if len(secret) == 0 || !strings.HasPrefix(header, prefix) {
 		return false
 	}
-	// One spelling per MAC: the canonical one (Strict: the bits the last character leaves
-	// unused are zero), with at most one padding '=' (a 32-byte MAC has one).
+	// One spelling per MAC: the canonical one (no stray bits, no CR or LF), with at most one
+	// padding '=' (a 32-byte MAC has one).
 	v := strings.TrimSuffix(strings.TrimPrefix(header, prefix), "=")
-	got, err := enc.WithPadding(base64.NoPadding).Strict().DecodeString(v)
+	got, err := b64.Canonical(enc, v)
 	if err != nil || len(got) != sha256.Size {
 		return false
 	}

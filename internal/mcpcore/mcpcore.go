@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/hitlkit/hitlkit/hitl"
+	"github.com/hitlkit/hitlkit/internal/b64"
 	"github.com/hitlkit/hitlkit/internal/telemetry"
 	"github.com/hitlkit/hitlkit/transport"
 )
@@ -132,7 +133,7 @@ func Open(secret, bind []byte, state string) (*Paused, error) {
 	if !ok || len(state) > MaxState {
 		return nil, ErrBadState
 	}
-	sealed, err := base64.RawURLEncoding.Strict().DecodeString(body)
+	sealed, err := b64.Canonical(base64.RawURLEncoding, body)
 	if err != nil {
 		return nil, ErrBadState
 	}
