@@ -462,11 +462,14 @@ func TestToolApprovalAfterRestart(t *testing.T) {
 	}
 }
 
-// awaitKept waits until the store holds one interrupt: Do keeps it once it is forwarded.
+// awaitKept waits until the store holds one interrupt with the Slack message's labels, as
+// the client keeps it again after the forwarder posted.
 func awaitKept(t *testing.T, store hitl.Store) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; <-time.After(5 * time.Millisecond) {
-		if kept, _ := store.List(t.Context()); len(kept) == 1 {
+		// Kept with the message's labels: the client keeps an interrupt before the forwarder
+		// posts, and again with the labels the forwarder added.
+		if kept, _ := store.List(t.Context()); len(kept) == 1 && kept[0].Labels[hitlslack.LabelTS] != "" {
 			return
 		}
 		if time.Now().After(deadline) {
