@@ -1,9 +1,7 @@
 package hitleino_test
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/hitlkit/hitlkit/internal/readme"
@@ -33,20 +31,7 @@ func yourReviewRequest(context.Context, hitleino.Question) *http.Request { retur
 // TestREADMEFirstProgramIsShort: the README's first program, the whole Go block, stays
 // under 40 lines.
 func TestREADMEFirstProgramIsShort(t *testing.T) {
-	f, err := os.Open("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for _, b := range readme.GoBlocks(f) {
-		if strings.HasPrefix(b.Code, "package main\n") {
-			if n := strings.Count(strings.TrimSpace(b.Code), "\n") + 1; n >= 40 {
-				t.Errorf("README.md:%d: the first program has %d lines, want under 40", b.Line, n)
-			}
-			return
-		}
-	}
-	t.Fatal("README.md has no program")
+	readme.CheckFirstProgramShort(t, "README.md", 40)
 }
 
 // TestRootREADME type-checks the repository README's Eino example, with what it takes from

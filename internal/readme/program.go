@@ -81,3 +81,23 @@ func CheckPrograms(t testing.TB, path string, atLeast int, stubs string) {
 		_, _ = conf.Check("main", fset, check, nil)
 	}
 }
+
+// CheckFirstProgramShort fails t unless the README at path has a program (a Go block that
+// starts with "package main") and the first one, the whole block, has fewer than under lines.
+func CheckFirstProgramShort(t testing.TB, path string, under int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, b := range GoBlocks(f) {
+		if strings.HasPrefix(b.Code, "package main\n") {
+			if n := strings.Count(strings.TrimSpace(b.Code), "\n") + 1; n >= under {
+				t.Errorf("%s:%d: the first program has %d lines, want under %d", path, b.Line, n, under)
+			}
+			return
+		}
+	}
+	t.Fatalf("%s has no program", path)
+}
